@@ -1,0 +1,256 @@
+/**
+ * npm run bench:runtime — what the runtime adds on top of a model provider, no network.
+ *
+ * An instant local stand-in answers OpenAI's /v1/chat/completions (JSON and SSE). The same
+ * keep-alive HTTP client then calls it directly, through POST /runtime/execute, and through
+ * POST /runtime/assistants/:slug, at concurrency 1 and 32: p50/p99 latency, requests/s, and the
+ * added latency (p50 through us minus p50 direct). Streams: time to first delta, direct vs
+ * /runtime/stream. Portkey's gateway (npx @portkey-ai/gateway@1.15.2) is measured as a peer when
+ * it can be started; otherwise it is skipped. Targets: added p50 <= 1.5 ms at c=1, <= 5 ms at c=32.
+ *
+ * The platform runs in a child process (bench/runtime-server.ts); client and stand-in share this one.
+ * Database: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else postgres@127.0.0.1:5432 (a fresh
+ * database is created and dropped). Results: bench/results/runtime.json.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdir, writeFile } from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { createAssistant, createAssistantVersion, publishAssistantVersion, updateAssistantDraft } from "../server/modules/assistants/assistants";
+import { setProviderCredential } from "../server/modules/provider-credentials/set-provider-credential";
+import { bootstrapInstallation } from "../server/modules/tenancy/bootstrap";
+import { createInterface } from "node:readline";
+import { openDatabase } from "../server/db/orm";
+import { SecretBox } from "../server/shared/crypto";
+import { createTestDatabase } from "../test/helpers/database";
+
+const SECRET_KEY = "bench-secret-key-0123456789abcdef0123456789";
+const REQUESTS = { 1: Number(process.env.BENCH_REQUESTS_C1 ?? 2000), 32: Number(process.env.BENCH_REQUESTS_C32 ?? 6000) } as const;
+const WARMUP_REQUESTS = 300;
+const PORTKEY_PORT = Number(process.env.BENCH_PORTKEY_PORT ?? 8787);
+const log = (message: string) => process.stdout.write(`${message}\n`);
+
+// --- the instant provider stand-in -------------------------------------------------------------
+const COMPLETION = JSON.stringify({
+	id: "chatcmpl-bench",
+	object: "chat.completion",
+	created: 0,
+	model: "gpt-4o-mini",
+	choices: [{ index: 0, message: { role: "assistant", content: "Hello!" }, finish_reason: "stop", logprobs: null }],
+	usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 },
+});
+const chunk = (delta: object, finish: string | null, extra: object = {}) =>
+	`data: ${JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 0, model: "gpt-4o-mini", choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
+const STREAM =
+	chunk({ role: "assistant", content: "Hel" }, null) +
+	chunk({ content: "lo!" }, null) +
+	chunk({}, "stop") +
+	`data: ${JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 0, model: "gpt-4o-mini", choices: [], usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 } })}\n\n` +
+	"data: [DONE]\n\n";
+
+const standIn = http.createServer((request, response) => {
+	const chunks: Buffer[] = [];
+	request.on("data", (data: Buffer) => chunks.push(data));
+	request.on("end", () => {
+		const streamed = Buffer.concat(chunks).includes('"stream":true');
+		if (streamed) {
+			response.writeHead(200, { "content-type": "text/event-stream" });
+			response.end(STREAM);
+		} else {
+			response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(COMPLETION) });
+			response.end(COMPLETION);
+		}
+	});
+});
+standIn.keepAliveTimeout = 65_000;
+standIn.listen(0, "127.0.0.1");
+await once(standIn, "listening");
+const standInUrl = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`;
+
+// --- the client: node:http with keep-alive, the same for every target ----------------------------
+interface Target {
+	name: string;
+	url: string;
+	headers: Record<string, string>;
+	body: string;
+}
+
+function send(agent: http.Agent, target: Target, untilFirstByteOf?: string): Promise<{ total: number; firstDelta: number | null; status: number }> {
+	return new Promise((resolve, reject) => {
+		const started = performance.now();
+		const url = new URL(target.url);
+		const request = http.request(
+			{ agent, host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(target.body), ...target.headers } },
+			(response) => {
+				let firstDelta: number | null = null;
+				let seen = "";
+				response.on("data", (data: Buffer) => {
+					if (untilFirstByteOf && firstDelta === null) {
+						seen += data.toString("utf8");
+						if (seen.includes(untilFirstByteOf)) firstDelta = performance.now() - started;
+					}
+				});
+				response.on("end", () => resolve({ total: performance.now() - started, firstDelta, status: response.statusCode ?? 0 }));
+				response.on("error", reject);
+			},
+		);
+		request.on("error", reject);
+		request.end(target.body);
+	});
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const round = (value: number) => Math.round(value * 1000) / 1000;
+
+async function measure(target: Target, concurrency: 1 | 32, count: number, firstDeltaMarker?: string) {
+	const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+	for (let index = 0; index < Math.min(WARMUP_REQUESTS, count); index++) await send(agent, target, firstDeltaMarker);
+	const latencies: number[] = [];
+	const firstDeltas: number[] = [];
+	let failures = 0;
+	let next = 0;
+	const started = performance.now();
+	await Promise.all(
+		Array.from({ length: concurrency }, async () => {
+			while (next < count) {
+				next += 1;
+				const result = await send(agent, target, firstDeltaMarker);
+				if (result.status !== 200) failures += 1;
+				latencies.push(result.total);
+				if (result.firstDelta !== null) firstDeltas.push(result.firstDelta);
+			}
+		}),
+	);
+	const seconds = (performance.now() - started) / 1000;
+	agent.destroy();
+	latencies.sort((a, b) => a - b);
+	firstDeltas.sort((a, b) => a - b);
+	return {
+		target: target.name,
+		concurrency,
+		requests: count,
+		failures,
+		p50Ms: round(percentile(latencies, 50)),
+		p99Ms: round(percentile(latencies, 99)),
+		requestsPerSecond: Math.round(count / seconds),
+		...(firstDeltas.length > 0 ? { firstDeltaP50Ms: round(percentile(firstDeltas, 50)), firstDeltaP99Ms: round(percentile(firstDeltas, 99)) } : {}),
+	};
+}
+
+// --- Portkey, if it starts -------------------------------------------------------------------------
+async function startPortkey(): Promise<ChildProcess | null> {
+	if (process.env.BENCH_SKIP_PORTKEY) return null;
+	const child = spawn("npx", ["--yes", "@portkey-ai/gateway@1.15.2", "--headless", `--port=${PORTKEY_PORT}`], { stdio: "ignore", detached: true });
+	const deadline = Date.now() + 120_000;
+	while (Date.now() < deadline && child.exitCode === null) {
+		try {
+			const response = await fetch(`http://127.0.0.1:${PORTKEY_PORT}/v1/chat/completions`, {
+				method: "POST",
+				headers: { "content-type": "application/json", "x-portkey-provider": "openai", "x-portkey-custom-host": `${standInUrl}/v1`, authorization: "Bearer sk-bench" },
+				body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }),
+			});
+			if (response.ok) return child;
+		} catch {
+			// not up yet
+		}
+		await new Promise((resolve) => setTimeout(resolve, 500));
+	}
+	stopPortkey(child);
+	return null;
+}
+
+function stopPortkey(child: ChildProcess | null) {
+	if (child?.pid && child.exitCode === null) {
+		try {
+			process.kill(-child.pid, "SIGTERM");
+		} catch {
+			// already gone
+		}
+	}
+}
+
+// --- the run ----------------------------------------------------------------------------------------
+if (!process.env.TEST_DATABASE_URL && process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
+const database = await createTestDatabase();
+const orm = await openDatabase(database.url);
+const server = spawn(process.execPath, [...(process.env.BENCH_SERVER_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_SERVER_PROFILE_DIR}`] : []), "--import", "tsx", "bench/runtime-server.ts"], {
+	env: { ...process.env, DATABASE_URL: database.url, SECRET_KEY, LOG_LEVEL: "error" },
+	stdio: ["ignore", "pipe", "inherit"],
+});
+const [firstLine] = (await once(createInterface({ input: server.stdout as NonNullable<typeof server.stdout> }), "line")) as [string];
+const platform = { url: (JSON.parse(firstLine) as { url: string }).url, orm };
+let portkey: ChildProcess | null = null;
+const results: Record<string, unknown> = { node: process.version, date: new Date().toISOString(), standIn: "instant local OpenAI stand-in" };
+try {
+	const setup = await bootstrapInstallation(platform.orm.em.fork(), { organization: "Bench", workspace: "Bench", email: "bench@example.com", password: "bench password 123" });
+	await setProviderCredential(platform.orm.em.fork(), new SecretBox(SECRET_KEY), { workspaceId: setup.workspaceId, provider: "openai", apiKey: "sk-bench", baseUrl: `${standInUrl}/v1` });
+	await createAssistant(platform.orm.em.fork(), { workspaceId: setup.workspaceId, slug: "bench-bot", name: "Bench" });
+	await updateAssistantDraft(platform.orm.em.fork(), {
+		workspaceId: setup.workspaceId,
+		slug: "bench-bot",
+		patch: { provider: "openai", model: "gpt-4o-mini", systemPrompt: "You help {{name}}.", variables: [{ name: "name", type: "string", required: true }], generation: {} },
+	});
+	await createAssistantVersion(platform.orm.em.fork(), { workspaceId: setup.workspaceId, slug: "bench-bot" });
+	await publishAssistantVersion(platform.orm.em.fork(), { workspaceId: setup.workspaceId, slug: "bench-bot", version: 1 });
+
+	const messages = [{ role: "user", content: "Say hello." }];
+	const auth = { authorization: `Bearer ${setup.apiKey}` };
+	const direct: Target = { name: "direct", url: `${standInUrl}/v1/chat/completions`, headers: { authorization: "Bearer sk-bench" }, body: JSON.stringify({ model: "gpt-4o-mini", messages }) };
+	const execute: Target = { name: "/runtime/execute", url: `${platform.url}/runtime/execute`, headers: auth, body: JSON.stringify({ providerName: "openai", model: "gpt-4o-mini", messages }) };
+	const assistant: Target = { name: "/runtime/assistants/:slug", url: `${platform.url}/runtime/assistants/bench-bot`, headers: auth, body: JSON.stringify({ input: "Say hello.", variables: { name: "Ada" } }) };
+	const directStream: Target = { ...direct, name: "direct stream", body: JSON.stringify({ model: "gpt-4o-mini", messages, stream: true, stream_options: { include_usage: true } }) };
+	const runtimeStream: Target = { ...execute, name: "/runtime/stream", url: `${platform.url}/runtime/stream` };
+
+	log("starting Portkey gateway (npx @portkey-ai/gateway@1.15.2) ...");
+	portkey = await startPortkey();
+	const portkeyTarget: Target | null = portkey
+		? {
+				name: "portkey gateway",
+				url: `http://127.0.0.1:${PORTKEY_PORT}/v1/chat/completions`,
+				headers: { "x-portkey-provider": "openai", "x-portkey-custom-host": `${standInUrl}/v1`, authorization: "Bearer sk-bench" },
+				body: direct.body,
+			}
+		: null;
+	log(portkey ? "Portkey is up" : "Portkey unavailable: skipped");
+	results.portkey = portkey ? "measured (non-streaming only: its streaming returns 500 on Node 20)" : "skipped (could not start)";
+
+	const runs: Awaited<ReturnType<typeof measure>>[] = [];
+	for (const concurrency of [1, 32] as const) {
+		for (const target of [direct, execute, assistant, ...(portkeyTarget ? [portkeyTarget] : [])]) {
+			runs.push(await measure(target, concurrency, REQUESTS[concurrency]));
+			log(`measured ${target.name} at c=${concurrency}`);
+		}
+	}
+	const streams = [await measure(directStream, 1, REQUESTS[1], "data: "), await measure(runtimeStream, 1, REQUESTS[1], "event: delta")];
+
+	const added = (name: string, concurrency: number) => {
+		const base = runs.find((run) => run.target === "direct" && run.concurrency === concurrency);
+		const run = runs.find((candidate) => candidate.target === name && candidate.concurrency === concurrency);
+		return base && run ? round(run.p50Ms - base.p50Ms) : null;
+	};
+	const table = runs.map((run) => ({ ...run, addedP50Ms: run.target === "direct" ? 0 : added(run.target, run.concurrency) }));
+	results.runs = table;
+	results.streams = streams.map((run) => ({ ...run, addedFirstDeltaP50Ms: round((run.firstDeltaP50Ms ?? 0) - (streams[0].firstDeltaP50Ms ?? 0)) }));
+	results.targets = {
+		"added p50 at c=1 (execute)": { valueMs: added("/runtime/execute", 1), targetMs: 1.5 },
+		"added p50 at c=32 (execute)": { valueMs: added("/runtime/execute", 32), targetMs: 5 },
+		"added p50 at c=1 (assistant)": { valueMs: added("/runtime/assistants/:slug", 1), targetMs: 1.5 },
+		"added p50 at c=32 (assistant)": { valueMs: added("/runtime/assistants/:slug", 32), targetMs: 5 },
+	};
+
+	console.table(table.map((run) => ({ target: run.target, c: run.concurrency, "p50 ms": run.p50Ms, "p99 ms": run.p99Ms, "req/s": run.requestsPerSecond, "added p50 ms": run.addedP50Ms, failures: run.failures })));
+	console.table((results.streams as typeof streams).map((run) => ({ target: run.target, "first delta p50 ms": run.firstDeltaP50Ms, "first delta p99 ms": run.firstDeltaP99Ms, "total p50 ms": run.p50Ms, failures: run.failures })));
+	console.table(results.targets as object);
+	await mkdir("bench/results", { recursive: true });
+	await writeFile("bench/results/runtime.json", `${JSON.stringify(results, null, 2)}\n`);
+	log("wrote bench/results/runtime.json");
+} finally {
+	stopPortkey(portkey);
+	server.kill("SIGTERM");
+	await once(server, "exit");
+	await orm.close();
+	standIn.close();
+	standIn.closeAllConnections();
+	await database.drop();
+}

@@ -1,0 +1,66 @@
+import { authenticatedErrors, c, metadata } from "./common";
+import { ZErrorEnvelope, ZIdempotencyHeaders } from "./schemas/common";
+import { ZAssistantRunInput, ZExecuteRequest, ZGenerationResult, ZSlug, ZSseStream } from "./schemas/runtime";
+import { z } from "./zod";
+
+const generationErrors = {
+	...authenticatedErrors,
+	409: ZErrorEnvelope,
+	502: ZErrorEnvelope,
+	503: ZErrorEnvelope,
+	504: ZErrorEnvelope,
+} as const;
+
+const sse = c.otherResponse({ contentType: "text/event-stream", body: ZSseStream });
+
+const ZSlugParams = z.object({ slug: ZSlug });
+
+export const runtimeContract = c.router(
+	{
+		execute: {
+			method: "POST",
+			path: "/runtime/execute",
+			summary: "Run an ad-hoc generation",
+			description:
+				"The caller names provider, model and messages. Runs on the workspace's own credential for that provider (400 INVALID_REQUEST when none is stored). Provider failures: rate limit 429 PROVIDER_RATE_LIMITED, rejected credential 502 PROVIDER_AUTHENTICATION_FAILED, 5xx or malformed answer 502 PROVIDER_ERROR, unreachable 503 PROVIDER_UNAVAILABLE, timeout 504 PROVIDER_TIMEOUT, request rejected as invalid 400 INVALID_REQUEST.",
+			headers: ZIdempotencyHeaders,
+			body: ZExecuteRequest,
+			responses: { 200: ZGenerationResult, ...generationErrors },
+			metadata: metadata({ operationId: "executeGeneration", tags: ["Runtime"], scope: "runtime:execute", idempotent: true }),
+		},
+		stream: {
+			method: "POST",
+			path: "/runtime/stream",
+			summary: "Stream an ad-hoc generation (SSE)",
+			description: "Same body as /runtime/execute. Errors before the stream opens use the JSON envelope; a provider failure after it opens is a terminal `error` event.",
+			headers: ZIdempotencyHeaders,
+			body: ZExecuteRequest,
+			responses: { 200: sse, ...generationErrors },
+			metadata: metadata({ operationId: "streamGeneration", tags: ["Runtime"], scope: "runtime:execute", idempotent: true }),
+		},
+		runAssistant: {
+			method: "POST",
+			path: "/runtime/assistants/:slug",
+			summary: "Run a deployed assistant",
+			description:
+				"Provider, model and prompt come from the version deployed to `environment` (default production). 404 ASSISTANT_NOT_FOUND for an unknown slug; 404 DEPLOYMENT_NOT_FOUND when the assistant is not deployed there or is archived. Variables are checked against the version's declarations (400 VALIDATION_ERROR on `variables.<name>`).",
+			pathParams: ZSlugParams,
+			headers: ZIdempotencyHeaders,
+			body: ZAssistantRunInput,
+			responses: { 200: ZGenerationResult, 404: ZErrorEnvelope, ...generationErrors },
+			metadata: metadata({ operationId: "runAssistant", tags: ["Runtime"], scope: "runtime:execute", idempotent: true }),
+		},
+		streamAssistant: {
+			method: "POST",
+			path: "/runtime/assistants/:slug/stream",
+			summary: "Stream a deployed assistant (SSE)",
+			description: "As POST /runtime/assistants/{slug}, answered as Server-Sent Events.",
+			pathParams: ZSlugParams,
+			headers: ZIdempotencyHeaders,
+			body: ZAssistantRunInput,
+			responses: { 200: sse, 404: ZErrorEnvelope, ...generationErrors },
+			metadata: metadata({ operationId: "streamAssistant", tags: ["Runtime"], scope: "runtime:execute", idempotent: true }),
+		},
+	},
+	{ strictStatusCodes: true },
+);

@@ -1,0 +1,128 @@
+import { z } from "../zod";
+
+export const PROVIDER_NAMES = ["openai", "mistral", "openai-compatible"] as const;
+export const ZProviderName = z.enum(PROVIDER_NAMES).openapi("ProviderName", {
+	description: "`openai-compatible` is any endpoint speaking OpenAI's chat API (Ollama, vLLM, LM Studio, Together, Groq, gateways) at the base URL stored with the credential.",
+});
+
+export const ZMessage = z
+	.object({
+		role: z.enum(["system", "user", "assistant"]),
+		content: z.string().max(1_000_000),
+	})
+	.strict()
+	.openapi("Message", { example: { role: "user", content: "Say hello." } });
+export type TMessage = z.infer<typeof ZMessage>;
+
+export const ZUsage = z
+	.object({
+		inputTokens: z.number().int().nonnegative(),
+		outputTokens: z.number().int().nonnegative(),
+		totalTokens: z.number().int().nonnegative(),
+	})
+	.openapi("Usage", { example: { inputTokens: 12, outputTokens: 5, totalTokens: 17 } });
+export type TUsage = z.infer<typeof ZUsage>;
+
+export const FINISH_REASONS = ["stop", "length", "tool_calls", "content_filter", "error"] as const;
+export const ZFinishReason = z.enum(FINISH_REASONS).openapi("FinishReason");
+export type TFinishReason = z.infer<typeof ZFinishReason>;
+
+export const ZAssistantMessage = z
+	.object({ role: z.literal("assistant"), content: z.string() })
+	.openapi("AssistantMessage", { example: { role: "assistant", content: "Hello!" } });
+
+export const ZGenerationResult = z
+	.object({
+		message: ZAssistantMessage,
+		finishReason: ZFinishReason,
+		usage: ZUsage,
+	})
+	.openapi("GenerationResult", {
+		example: {
+			message: { role: "assistant", content: "Hello!" },
+			finishReason: "stop",
+			usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15 },
+		},
+	});
+export type TGenerationResult = z.infer<typeof ZGenerationResult>;
+
+export const GENERATION_DEFAULTS = { timeoutMs: 60_000, maxRetries: 2 } as const;
+
+export const ZGenerationConfig = z
+	.object({
+		temperature: z.number().min(0).max(2).optional().openapi({ description: "Sampling temperature, 0 to 2. Default: the provider's." }),
+		maxOutputTokens: z.number().int().min(1).max(1_000_000).optional().openapi({ description: "Cap on generated tokens. Default: the provider's." }),
+		responseFormat: z.enum(["text", "json"]).optional().openapi({ description: "`json` switches on the provider's JSON mode. Default `text`." }),
+		timeoutMs: z
+			.number()
+			.int()
+			.min(1)
+			.max(600_000)
+			.optional()
+			.openapi({ description: `Whole-generation timeout in milliseconds, retries included; aborts the upstream request. Default ${GENERATION_DEFAULTS.timeoutMs}.` }),
+		maxRetries: z
+			.number()
+			.int()
+			.min(0)
+			.max(10)
+			.optional()
+			.openapi({
+				description: `Retries of transient provider failures (429, 5xx, connection reset) with jittered backoff; 0 means exactly one upstream attempt. Never retried once output has been streamed. Default ${GENERATION_DEFAULTS.maxRetries}.`,
+			}),
+	})
+	.strict()
+	.openapi("GenerationConfig");
+export type TGenerationConfig = z.infer<typeof ZGenerationConfig>;
+
+export const ZExecuteRequest = z
+	.object({
+		providerName: ZProviderName,
+		model: z.string().min(1).max(200).openapi({ example: "gpt-4o-mini" }),
+		messages: z.array(ZMessage).min(1, "At least one message is required").max(1000),
+		config: ZGenerationConfig.default({}),
+	})
+	.strict()
+	.openapi("ExecuteRequest", {
+		example: { providerName: "openai", model: "gpt-4o-mini", messages: [{ role: "user", content: "Say hello." }], config: { temperature: 0.2 } },
+	});
+export type TExecuteRequest = z.infer<typeof ZExecuteRequest>;
+
+export const ZSlug = z
+	.string()
+	.regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "Lowercase letters, digits and dashes, at most 63 characters")
+	.openapi({ example: "support-bot" });
+
+export const ZVariableValue = z.union([z.string(), z.number(), z.boolean()]);
+
+export const ZAssistantRunInput = z
+	.object({
+		input: z.string().max(1_000_000).openapi({ description: "Runtime input (the user's turn)." }),
+		variables: z.record(ZVariableValue).optional().openapi({ description: "Values for the version's declared prompt variables." }),
+		environment: ZSlug.optional().openapi({ description: "Deployment environment slug; default `production`.", example: "production" }),
+	})
+	.strict()
+	.openapi("AssistantRunInput", { example: { input: "Where is my order?", variables: { customerName: "Ada" } } });
+export type TAssistantRunInput = z.infer<typeof ZAssistantRunInput>;
+
+export const ZStreamError = z
+	.object({
+		code: z.string(),
+		message: z.string(),
+		retryable: z.boolean(),
+		providerName: z.string().optional(),
+	})
+	.openapi("StreamError", { description: "Payload of the terminal `error` event." });
+export type TStreamError = z.infer<typeof ZStreamError>;
+
+export const SSE_DESCRIPTION = [
+	"Server-Sent Events. Each frame is `event: <name>` and `data: <json>`.",
+	"Sequence: zero or more `delta` ({content}), then `usage` ({inputTokens, outputTokens, totalTokens}), then `done` ({finishReason});",
+	"or a terminal `error` ({code, message, retryable, providerName?}) after which the stream ends.",
+	"Comment lines (`: keep-alive`) are sent during long silences. Clients ignore unknown event names.",
+	"Abort the request to cancel the generation; the upstream provider request is cancelled at once.",
+].join(" ");
+
+export const ZSseStream = z.string().openapi("EventStream", {
+	description: SSE_DESCRIPTION,
+	example: 'event: delta\ndata: {"content":"Hel"}\n\nevent: delta\ndata: {"content":"lo"}\n\nevent: usage\ndata: {"inputTokens":5,"outputTokens":2,"totalTokens":7}\n\nevent: done\ndata: {"finishReason":"stop"}\n\n',
+});

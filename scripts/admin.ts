@@ -1,0 +1,172 @@
+/**
+ * Operator CLI: `npm run --silent admin -- <command> [--flags] --json`.
+ * Prints one JSON object on stdout; errors go to stderr as JSON with a non-zero exit.
+ * It opens the same database as the server (sharing a running embedded PostgreSQL) and
+ * encrypts with the same SECRET_KEY, so it is safe to use while the server runs.
+ */
+import { parseArgs } from "node:util";
+import { loadConfig } from "../server/config";
+import { resolveDatabase } from "../server/db/database-url";
+import { openDatabase } from "../server/db/orm";
+import { createApiKey } from "../server/modules/api-keys/create-api-key";
+import {
+	createAssistant,
+	createAssistantVersion,
+	publishAssistantVersion,
+	rollbackAssistantDeployment,
+	updateAssistantDraft,
+} from "../server/modules/assistants/assistants";
+import { revokeApiKey } from "../server/modules/api-keys/revoke-api-key";
+import { setProviderCredential } from "../server/modules/provider-credentials/set-provider-credential";
+import { bootstrapInstallation } from "../server/modules/tenancy/bootstrap";
+import { createUser } from "../server/modules/tenancy/create-user";
+import { AppError } from "../server/shared/app-error";
+import { SecretBox } from "../server/shared/crypto";
+
+type Flags = Record<string, string | boolean | undefined>;
+type Context = { em: import("@mikro-orm/postgresql").EntityManager; secrets: SecretBox };
+
+const USAGE = `Usage: npm run --silent admin -- <command> [options] --json
+
+  bootstrap --organization NAME --workspace NAME --email EMAIL --password PASSWORD
+  api-key create --workspace ID --scopes runtime:execute,knowledge:read,knowledge:write --name NAME
+  api-key revoke --id ID
+  provider-credential set --workspace ID --provider openai|mistral|openai-compatible --api-key KEY [--base-url URL]
+  user create --email EMAIL --password PASSWORD --organization ID --role owner|admin|member|viewer
+  assistant create --workspace ID --slug SLUG --name NAME
+  assistant update-draft --workspace ID --slug SLUG [--provider P] [--model M] [--system-prompt TEMPLATE] [--variables JSON] [--config JSON] [--knowledge JSON]
+  assistant create-version --workspace ID --slug SLUG [--note TEXT]
+  assistant publish --workspace ID --slug SLUG --version N [--environment production]
+  assistant rollback --workspace ID --slug SLUG [--environment production]`;
+
+class UsageError extends Error {}
+
+function required(flags: Flags, name: string): string {
+	const value = flags[name];
+	if (typeof value !== "string" || value === "") throw new UsageError(`--${name} is required`);
+	return value;
+}
+
+function optional(flags: Flags, name: string): string | undefined {
+	const value = flags[name];
+	return typeof value === "string" ? value : undefined;
+}
+
+function jsonFlag(flags: Flags, name: string): unknown {
+	const value = optional(flags, name);
+	if (value === undefined) return undefined;
+	try {
+		return JSON.parse(value);
+	} catch {
+		throw new UsageError(`--${name} must be JSON`);
+	}
+}
+
+function integerFlag(flags: Flags, name: string): number {
+	const value = Number(required(flags, name));
+	if (!Number.isInteger(value) || value < 1) throw new UsageError(`--${name} must be a positive integer`);
+	return value;
+}
+
+const COMMANDS: Record<string, (context: Context, flags: Flags) => Promise<unknown>> = {
+	bootstrap: ({ em }, flags) =>
+		bootstrapInstallation(em, {
+			organization: required(flags, "organization"),
+			workspace: required(flags, "workspace"),
+			email: required(flags, "email"),
+			password: required(flags, "password"),
+		}),
+	"api-key create": async ({ em }, flags) => {
+		const created = await createApiKey(em, {
+			workspaceId: required(flags, "workspace"),
+			name: typeof flags.name === "string" ? flags.name : "API key",
+			scopes: typeof flags.scopes === "string" ? flags.scopes.split(",").map((scope) => scope.trim()).filter(Boolean) : undefined,
+		});
+		return { id: created.id, key: created.key, scopes: created.scopes };
+	},
+	"api-key revoke": ({ em }, flags) => revokeApiKey(em, { id: required(flags, "id") }),
+	"provider-credential set": ({ em, secrets }, flags) =>
+		setProviderCredential(em, secrets, {
+			workspaceId: required(flags, "workspace"),
+			provider: required(flags, "provider"),
+			apiKey: required(flags, "api-key"),
+			baseUrl: typeof flags["base-url"] === "string" ? flags["base-url"] : null,
+		}),
+	"assistant create": ({ em }, flags) =>
+		createAssistant(em, { workspaceId: required(flags, "workspace"), slug: required(flags, "slug"), name: required(flags, "name") }),
+	"assistant update-draft": ({ em }, flags) => {
+		const patch = Object.fromEntries(
+			Object.entries({
+				provider: optional(flags, "provider"),
+				model: optional(flags, "model"),
+				systemPrompt: optional(flags, "system-prompt"),
+				variables: jsonFlag(flags, "variables"),
+				generation: jsonFlag(flags, "config"),
+				knowledge: jsonFlag(flags, "knowledge"),
+			}).filter(([, value]) => value !== undefined),
+		);
+		return updateAssistantDraft(em, { workspaceId: required(flags, "workspace"), slug: required(flags, "slug"), patch });
+	},
+	"assistant create-version": ({ em }, flags) =>
+		createAssistantVersion(em, { workspaceId: required(flags, "workspace"), slug: required(flags, "slug"), note: optional(flags, "note") ?? null }),
+	"assistant publish": ({ em }, flags) =>
+		publishAssistantVersion(em, {
+			workspaceId: required(flags, "workspace"),
+			slug: required(flags, "slug"),
+			version: integerFlag(flags, "version"),
+			environment: optional(flags, "environment"),
+		}),
+	"assistant rollback": ({ em }, flags) =>
+		rollbackAssistantDeployment(em, { workspaceId: required(flags, "workspace"), slug: required(flags, "slug"), environment: optional(flags, "environment") }),
+	"user create": ({ em }, flags) =>
+		createUser(em, {
+			email: required(flags, "email"),
+			password: required(flags, "password"),
+			organizationId: required(flags, "organization"),
+			role: required(flags, "role"),
+		}),
+};
+
+const OPTIONS = Object.fromEntries(
+	[
+		"organization", "workspace", "email", "password", "scopes", "name", "id", "provider", "api-key", "base-url", "role",
+		"slug", "model", "system-prompt", "variables", "config", "knowledge", "note", "version", "environment",
+	].map((name) => [
+		name,
+		{ type: "string" as const },
+	]),
+);
+
+function fail(exitCode: number, error: Record<string, unknown>): never {
+	process.stderr.write(`${JSON.stringify({ error })}\n`);
+	process.exit(exitCode);
+}
+
+async function main() {
+	let parsed: ReturnType<typeof parseArgs>;
+	try {
+		parsed = parseArgs({ args: process.argv.slice(2), options: { ...OPTIONS, json: { type: "boolean" } }, allowPositionals: true, strict: true });
+	} catch (error) {
+		fail(2, { code: "USAGE", message: `${(error as Error).message}\n${USAGE}` });
+	}
+	const name = parsed.positionals.join(" ");
+	const command = COMMANDS[name];
+	if (!command) fail(2, { code: "USAGE", message: `Unknown command '${name}'\n${USAGE}` });
+
+	const config = loadConfig();
+	const database = await resolveDatabase({ databaseUrl: config.databaseUrl, dataDirectory: config.dataDirectory, log: () => {} });
+	const orm = await openDatabase(database.url);
+	try {
+		const result = await command({ em: orm.em.fork(), secrets: new SecretBox(config.secretKey) }, parsed.values as Flags);
+		process.stdout.write(`${JSON.stringify(result)}\n`);
+	} catch (error) {
+		if (error instanceof UsageError) fail(2, { code: "USAGE", message: `${error.message}\n${USAGE}` });
+		if (error instanceof AppError) fail(1, { code: error.code, message: error.message, ...(error.fields ? { fields: error.fields } : {}) });
+		fail(1, { code: "INTERNAL_ERROR", message: error instanceof Error ? error.message : String(error) });
+	} finally {
+		await orm.close();
+		await database.stop();
+	}
+}
+
+await main();

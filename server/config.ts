@@ -1,0 +1,127 @@
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { z } from "zod";
+import type { KnowledgeOptions } from "./knowledge/options";
+
+const ZEnvironment = z.object({
+	PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+	HOST: z.string().default("0.0.0.0"),
+	PUBLIC_BASE_URL: z.string().url().optional(),
+	DATABASE_URL: z.string().url().optional(),
+	DATA_DIR: z.string().default(".data"),
+	SECRET_KEY: z.string().min(32, "SECRET_KEY must be at least 32 characters").optional(),
+	LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+	// Runtime quotas (docs/runtime.md). 0 = unlimited; unset spend quota = unlimited.
+	RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+	MONTHLY_SPEND_QUOTA_MICRO_USD: z.coerce.number().int().min(0).optional(),
+	// Knowledge (docs/knowledge.md).
+	KNOWLEDGE_WORKER: z.enum(["inline", "off"]).default("inline"),
+	KNOWLEDGE_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+	KNOWLEDGE_STORAGE_ALLOWANCE_BYTES: z.coerce.number().int().positive().default(1024 ** 3),
+	KNOWLEDGE_PROCESSING_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(600),
+	KNOWLEDGE_SWEEP_INTERVAL_SECONDS: z.coerce.number().positive().default(30),
+	KNOWLEDGE_UPLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(900),
+	KNOWLEDGE_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.5).default(0.5),
+	KNOWLEDGE_TEST_SLOW_INGEST_MS: z.coerce.number().int().min(0).default(0),
+	KNOWLEDGE_STORAGE: z.enum(["local", "s3"]).default("local"),
+	S3_BUCKET: z.string().min(1).optional(),
+	S3_REGION: z.string().min(1).default("us-east-1"),
+	S3_ENDPOINT: z.string().url().optional(),
+	S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+	S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+	S3_FORCE_PATH_STYLE: z.enum(["true", "false"]).optional(),
+	KNOWLEDGE_VECTOR_STORE: z.enum(["postgres", "pinecone"]).default("postgres"),
+	PINECONE_API_KEY: z.string().min(1).optional(),
+	PINECONE_INDEX_HOST: z.string().url().optional(),
+	PINECONE_CONTROLLER_HOST: z.string().url().optional(),
+});
+
+export interface Config {
+	port: number;
+	host: string;
+	publicBaseUrl: string;
+	/** Undefined: an embedded PostgreSQL is started under dataDirectory. */
+	databaseUrl?: string;
+	dataDirectory: string;
+	secretKey: string;
+	logLevel: z.infer<typeof ZEnvironment>["LOG_LEVEL"];
+	knowledge: KnowledgeOptions;
+	quotas: { rateLimitPerMinute: number; monthlySpendQuotaMicroUsd: number | null };
+}
+
+/**
+ * Reads the environment once, at start, and fails fast naming each bad variable.
+ * SECRET_KEY, when unset, is generated once into the data directory so restarts (and the operator
+ * CLI) decrypt what earlier runs encrypted.
+ */
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
+	const parsed = ZEnvironment.safeParse(environment);
+	if (!parsed.success) {
+		const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
+		throw new Error(`Invalid configuration: ${problems}`);
+	}
+	const env = parsed.data;
+	const missing = [
+		...(env.KNOWLEDGE_STORAGE === "s3" && !env.S3_BUCKET ? ["S3_BUCKET (KNOWLEDGE_STORAGE=s3)"] : []),
+		...(env.S3_ACCESS_KEY_ID && !env.S3_SECRET_ACCESS_KEY ? ["S3_SECRET_ACCESS_KEY (S3_ACCESS_KEY_ID is set)"] : []),
+		...(env.KNOWLEDGE_VECTOR_STORE === "pinecone" && !env.PINECONE_API_KEY ? ["PINECONE_API_KEY (KNOWLEDGE_VECTOR_STORE=pinecone)"] : []),
+		...(env.KNOWLEDGE_VECTOR_STORE === "pinecone" && !env.PINECONE_INDEX_HOST ? ["PINECONE_INDEX_HOST (KNOWLEDGE_VECTOR_STORE=pinecone)"] : []),
+	];
+	if (missing.length > 0) throw new Error(`Invalid configuration: missing ${missing.join("; ")}`);
+	const dataDirectory = resolve(env.DATA_DIR);
+	return {
+		port: env.PORT,
+		host: env.HOST,
+		publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ""),
+		databaseUrl: env.DATABASE_URL,
+		dataDirectory,
+		secretKey: env.SECRET_KEY ?? readOrCreateSecretKey(dataDirectory),
+		logLevel: env.LOG_LEVEL,
+		quotas: { rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE, monthlySpendQuotaMicroUsd: env.MONTHLY_SPEND_QUOTA_MICRO_USD ?? null },
+		knowledge: {
+			worker: env.KNOWLEDGE_WORKER,
+			workerConcurrency: env.KNOWLEDGE_WORKER_CONCURRENCY,
+			storageAllowanceBytes: env.KNOWLEDGE_STORAGE_ALLOWANCE_BYTES,
+			processingTimeoutSeconds: env.KNOWLEDGE_PROCESSING_TIMEOUT_SECONDS,
+			sweepIntervalSeconds: env.KNOWLEDGE_SWEEP_INTERVAL_SECONDS,
+			uploadUrlTtlSeconds: env.KNOWLEDGE_UPLOAD_URL_TTL_SECONDS,
+			pollIntervalSeconds: env.KNOWLEDGE_POLL_INTERVAL_SECONDS,
+			testSlowIngestMs: env.KNOWLEDGE_TEST_SLOW_INGEST_MS,
+			storage:
+				env.KNOWLEDGE_STORAGE === "s3"
+					? {
+							driver: "s3",
+							bucket: env.S3_BUCKET as string,
+							region: env.S3_REGION,
+							endpoint: env.S3_ENDPOINT,
+							accessKeyId: env.S3_ACCESS_KEY_ID,
+							secretAccessKey: env.S3_SECRET_ACCESS_KEY,
+							// Custom endpoints (MinIO, local servers) rarely have per-bucket DNS names.
+							forcePathStyle: env.S3_FORCE_PATH_STYLE ? env.S3_FORCE_PATH_STYLE === "true" : Boolean(env.S3_ENDPOINT),
+						}
+					: { driver: "local" },
+			vectorStore: env.KNOWLEDGE_VECTOR_STORE,
+			// Sources created with Pinecone keep needing it after the default changes back to postgres.
+			pinecone:
+				env.PINECONE_API_KEY && env.PINECONE_INDEX_HOST
+					? { apiKey: env.PINECONE_API_KEY, indexHost: env.PINECONE_INDEX_HOST, controllerHost: env.PINECONE_CONTROLLER_HOST }
+					: undefined,
+		},
+	};
+}
+
+function readOrCreateSecretKey(dataDirectory: string): string {
+	const path = join(dataDirectory, "secret-key");
+	if (existsSync(path)) return readFileSync(path, "utf8").trim();
+	mkdirSync(dataDirectory, { recursive: true });
+	const key = randomBytes(32).toString("base64url");
+	// `wx` fails if another process created it first; then theirs wins and we read it.
+	try {
+		writeFileSync(path, `${key}\n`, { flag: "wx", mode: 0o600 });
+		chmodSync(path, 0o600);
+		return key;
+	} catch {
+		return readFileSync(path, "utf8").trim();
+	}
+}

@@ -1,0 +1,44 @@
+import { AssistantDraftSchema, AssistantSchema, AssistantVersionSchema, DeploymentEventSchema, DeploymentSchema, EnvironmentSchema } from "./assistants";
+import { EvaluationCaseSchema, EvaluationDatasetSchema, EvaluationResultSchema, EvaluationRunSchema } from "./evaluations";
+import { KnowledgeChunkSchema, KnowledgeDocumentSchema, KnowledgeSourceSchema } from "./knowledge";
+import { OAuthConnectionSchema, OAuthRecordSchema } from "./oauth";
+import { AuditEventSchema, IdempotencyRecordSchema, TraceSchema } from "./observability";
+import { RateLimitWindowSchema, WorkspaceMonthlySpendSchema } from "./quotas";
+import { ApiKeySchema, MembershipSchema, OrganizationSchema, ProviderCredentialSchema, UserSchema, WorkspaceSchema } from "./tenancy";
+
+export * from "./assistants";
+export * from "./evaluations";
+export * from "./knowledge";
+export * from "./oauth";
+export * from "./observability";
+export * from "./quotas";
+export * from "./tenancy";
+
+export const ENTITY_SCHEMAS = [
+	OrganizationSchema,
+	UserSchema,
+	MembershipSchema,
+	WorkspaceSchema,
+	ApiKeySchema,
+	ProviderCredentialSchema,
+	AssistantSchema,
+	AssistantDraftSchema,
+	AssistantVersionSchema,
+	EnvironmentSchema,
+	DeploymentSchema,
+	DeploymentEventSchema,
+	KnowledgeSourceSchema,
+	KnowledgeDocumentSchema,
+	KnowledgeChunkSchema,
+	EvaluationDatasetSchema,
+	EvaluationCaseSchema,
+	EvaluationRunSchema,
+	EvaluationResultSchema,
+	TraceSchema,
+	AuditEventSchema,
+	IdempotencyRecordSchema,
+	OAuthConnectionSchema,
+	OAuthRecordSchema,
+	RateLimitWindowSchema,
+	WorkspaceMonthlySpendSchema,
+];

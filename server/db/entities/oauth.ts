@@ -1,0 +1,64 @@
+import { EntitySchema, OptionalProps } from "@mikro-orm/core";
+import { createdAtColumn, idColumn, json, nullableText, reference, text, timestamp, updatedAtColumn } from "./base";
+import { OrganizationSchema, UserSchema } from "./tenancy";
+
+/** A user's consent to one MCP client: what the dashboard lists under Connected applications. */
+export interface OAuthConnection {
+	[OptionalProps]?: "createdAt" | "updatedAt";
+	id: string;
+	user: string;
+	/** Null when the user opted in to all organizations. */
+	organization: string | null;
+	clientId: string;
+	clientName: string | null;
+	scopes: string[];
+	grantId: string;
+	lastUsedAt: Date | null;
+	revokedAt: Date | null;
+	createdAt: Date;
+	updatedAt: Date;
+}
+export const OAuthConnectionSchema = new EntitySchema<OAuthConnection>({
+	name: "OAuthConnection",
+	tableName: "oauth_connections",
+	properties: {
+		id: idColumn,
+		user: reference(() => UserSchema),
+		organization: reference(() => OrganizationSchema, { nullable: true }),
+		clientId: text(),
+		clientName: nullableText(),
+		scopes: { type: "text[]" },
+		grantId: text({ unique: true }),
+		lastUsedAt: timestamp({ nullable: true }),
+		revokedAt: timestamp({ nullable: true }),
+		createdAt: createdAtColumn,
+		updatedAt: updatedAtColumn,
+	},
+	indexes: [{ properties: ["user"] }],
+});
+
+/** Storage for oidc-provider's models (clients, grants, codes, refresh tokens), through its adapter API. */
+export interface OAuthRecord {
+	id: string;
+	model: string;
+	payload: Record<string, unknown>;
+	grantId: string | null;
+	userCode: string | null;
+	uid: string | null;
+	consumedAt: Date | null;
+	expiresAt: Date | null;
+}
+export const OAuthRecordSchema = new EntitySchema<OAuthRecord>({
+	name: "OAuthRecord",
+	tableName: "oauth_records",
+	properties: {
+		id: idColumn,
+		model: { type: "string", columnType: "text", primary: true },
+		payload: json(),
+		grantId: nullableText({ index: true }),
+		userCode: nullableText(),
+		uid: nullableText(),
+		consumedAt: timestamp({ nullable: true }),
+		expiresAt: timestamp({ nullable: true }),
+	},
+});

@@ -1,0 +1,94 @@
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from "express";
+import { RequestValidationError } from "@ts-rest/express";
+import type { TErrorEnvelope } from "../../../contract/schemas/common";
+import { AppError } from "../../shared/app-error";
+import type { Logger } from "../../shared/logger";
+import { zodErrorToFields } from "../validation";
+import { REQUEST_BODY_LIMIT_BYTES } from "./json-body";
+
+/** Past this, a client still sending a rejected body is cut off rather than drained. */
+const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
+
+export function sendError(request: Request, response: Response, error: AppError): void {
+	const envelope: TErrorEnvelope = { code: error.code, status: error.status, message: error.message };
+	if (error.fields) envelope.fields = error.fields;
+	for (const [name, value] of Object.entries(error.headers ?? {})) response.setHeader(name, value);
+	drainUnreadBody(request);
+	response.status(error.status).json(envelope);
+}
+
+/**
+ * Answering while the client is still sending (e.g. a body over the limit) and then closing the
+ * socket makes the client see a reset instead of our envelope; reading and discarding the rest
+ * lets it finish sending and read the answer.
+ */
+function drainUnreadBody(request: Request): void {
+	if (request.complete || request.readableEnded) return;
+	let drained = 0;
+	request.unpipe();
+	request.on("data", (chunk: Buffer) => {
+		drained += chunk.length;
+		if (drained > MAX_DRAIN_BYTES) request.socket.destroy();
+	});
+	request.resume();
+}
+
+/** ts-rest's request validation failures, rendered as VALIDATION_ERROR naming every offender. */
+export const validationErrorHandler = (error: RequestValidationError, request: Request, response: Response) => {
+	const fields = [
+		...(error.pathParams ? zodErrorToFields(error.pathParams, "path") : []),
+		...(error.query ? zodErrorToFields(error.query, "query") : []),
+		...(error.headers ? zodErrorToFields(error.headers, "headers") : []),
+		...(error.body ? zodErrorToFields(error.body, "body") : []),
+	];
+	sendError(request, response, AppError.validation(fields));
+};
+
+export function notFoundHandler(): RequestHandler {
+	return (request, response) => {
+		sendError(request, response, new AppError("NOT_FOUND", `No route for ${request.method} ${request.path}`));
+	};
+}
+
+interface BodyParserError extends Error {
+	type?: string;
+	status?: number;
+}
+
+function toAppError(error: unknown): AppError | undefined {
+	if (error instanceof AppError) return error;
+	const parserError = error as BodyParserError;
+	switch (parserError?.type) {
+		case "entity.too.large":
+			return new AppError("PAYLOAD_TOO_LARGE", `Request body exceeds the ${REQUEST_BODY_LIMIT_BYTES}-byte limit`);
+		case "entity.parse.failed":
+			return new AppError("INVALID_REQUEST", "Request body is not valid JSON");
+		case "charset.unsupported":
+		case "encoding.unsupported":
+			return new AppError("INVALID_REQUEST", parserError.message);
+		case "request.aborted":
+			return new AppError("INVALID_REQUEST", "Request body was cut short");
+		case "request.size.invalid":
+			return new AppError("INVALID_REQUEST", "Request body size does not match Content-Length");
+	}
+	return undefined;
+}
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+	return (error, request, response, next) => {
+		if (error instanceof RequestValidationError) return validationErrorHandler(error, request, response);
+		const known = toAppError(error);
+		if (known) {
+			if (known.status >= 500) logger.warn("request failed upstream", { requestId: request.requestId, code: known.code, message: known.message });
+			if (response.headersSent) return next(error);
+			return sendError(request, response, known);
+		}
+		// Anything else is our fault: log it with the request id, tell the caller nothing internal.
+		logger.error("request failed", { requestId: request.requestId, method: request.method, path: request.path, error });
+		if (response.headersSent) {
+			response.destroy();
+			return;
+		}
+		sendError(request, response, new AppError("INTERNAL_ERROR", `Internal error; quote request id ${request.requestId} when reporting it`));
+	};
+}

@@ -1,0 +1,20 @@
+import type { RequestHandler } from "express";
+import { takeRandomBytes } from "../../shared/ids";
+
+const CLIENT_REQUEST_ID = /^[\w.:-]{8,128}$/;
+
+/** 12 pooled random bytes (shared/ids.ts): unguessable, without a randomBytes call per request. */
+function newRequestId(): string {
+	const { bytes, start, end } = takeRandomBytes(12);
+	return `req_${bytes.toString("base64url", start, end)}`;
+}
+
+/** Every response carries X-Request-Id; a well-formed one from a proxy is kept for correlation. */
+export function requestId(): RequestHandler {
+	return (request, response, next) => {
+		const incoming = request.header("x-request-id");
+		request.requestId = incoming && CLIENT_REQUEST_ID.test(incoming) ? incoming : newRequestId();
+		response.setHeader("X-Request-Id", request.requestId);
+		next();
+	};
+}

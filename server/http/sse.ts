@@ -1,0 +1,99 @@
+import { Readable } from "node:stream";
+import type { Request, Response } from "express";
+import type { TStreamError } from "../../contract/schemas/runtime";
+import { ProviderError } from "../providers/provider-error";
+import type { ProviderStreamEvent } from "../providers/types";
+import { AppError } from "../shared/app-error";
+
+/** Proxies (nginx's default proxy_read_timeout is 60 s) drop silent connections; a comment keeps them open. */
+export const KEEP_ALIVE_INTERVAL_MS = 15_000;
+
+/** `event: <name>\ndata: <json>\n\n` (WHATWG HTML, Server-sent events); JSON never contains a raw newline. */
+export function formatSseFrame(event: string, data: unknown): string {
+	return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+function frameOf(event: ProviderStreamEvent): string {
+	switch (event.type) {
+		case "delta":
+			return formatSseFrame("delta", { content: event.content });
+		case "usage":
+			return formatSseFrame("usage", { inputTokens: event.inputTokens, outputTokens: event.outputTokens, totalTokens: event.totalTokens });
+		case "finish":
+			return formatSseFrame("done", { finishReason: event.finishReason });
+	}
+}
+
+export function streamErrorOf(error: unknown): TStreamError {
+	if (error instanceof ProviderError) return { code: error.code, message: error.message, retryable: error.retryable, providerName: error.providerName };
+	if (error instanceof AppError) return { code: error.code, message: error.message, retryable: error.status >= 500 };
+	return { code: "INTERNAL_ERROR", message: "Internal error while streaming", retryable: true };
+}
+
+const KEEP_ALIVE = Symbol("keep-alive");
+
+/** Yields SSE text: every event as soon as it arrives, a `: keep-alive` comment after each silent interval, a terminal `error` frame on failure. */
+async function* encodeEvents(first: ProviderStreamEvent, rest: AsyncIterator<ProviderStreamEvent>, keepAliveMs: number, onError: (error: unknown) => void): AsyncGenerator<string> {
+	yield frameOf(first);
+	for (;;) {
+		const next = rest.next();
+		let result: IteratorResult<ProviderStreamEvent> | typeof KEEP_ALIVE;
+		do {
+			let timer: NodeJS.Timeout | undefined;
+			const silence = new Promise<typeof KEEP_ALIVE>((resolve) => {
+				timer = setTimeout(() => resolve(KEEP_ALIVE), keepAliveMs);
+			});
+			try {
+				result = await Promise.race([next, silence]);
+			} catch (error) {
+				onError(error);
+				yield formatSseFrame("error", streamErrorOf(error));
+				return;
+			} finally {
+				clearTimeout(timer);
+			}
+			if (result === KEEP_ALIVE) yield ": keep-alive\n\n";
+		} while (result === KEEP_ALIVE);
+		if (result.done) return;
+		yield frameOf(result.value);
+	}
+}
+
+/** An AbortSignal that fires when the client goes away before the response has been sent in full. */
+export function abortSignalOnClientClose(response: Response): AbortSignal {
+	const controller = new AbortController();
+	response.once("close", () => {
+		if (!response.writableFinished) controller.abort(new Error("client closed the connection"));
+	});
+	return controller.signal;
+}
+
+/**
+ * Opens the SSE response once the first upstream event is in hand: failures before it (missing
+ * credential, provider 4xx/5xx, exhausted retries, timeout) still get the JSON envelope with the
+ * right status (spec, Runtime rule 4), at the cost of sending no bytes until the model starts.
+ * Returns the body for ts-rest, which pipes a Readable into the response.
+ */
+export async function openSseStream(
+	request: Request,
+	response: Response,
+	events: AsyncGenerator<ProviderStreamEvent, void, undefined>,
+	options: { keepAliveMs?: number; onError?: (error: unknown) => void } = {},
+): Promise<Readable> {
+	const first = await events.next();
+	const firstEvent: ProviderStreamEvent = first.done ? { type: "finish", finishReason: "stop" } : first.value;
+	response.setHeader("Content-Type", "text/event-stream");
+	response.setHeader("Cache-Control", "no-cache");
+	// nginx buffers proxied responses unless told not to; deltas must reach the client one by one.
+	response.setHeader("X-Accel-Buffering", "no");
+	response.setHeader("Connection", "keep-alive");
+	request.socket.setNoDelay(true);
+	const body = Readable.from(encodeEvents(firstEvent, events, options.keepAliveMs ?? KEEP_ALIVE_INTERVAL_MS, options.onError ?? (() => {})), { objectMode: true });
+	response.once("close", () => {
+		if (!response.writableFinished) {
+			body.destroy();
+			void events.return(undefined);
+		}
+	});
+	return body;
+}

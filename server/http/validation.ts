@@ -1,0 +1,34 @@
+import type { ZodError, ZodIssue } from "zod";
+import type { FieldIssue } from "../shared/app-error";
+
+/** `["messages", 0, "role"]` -> `messages[0].role`; the root is `body` (or the part's name). */
+export function formatPath(path: (string | number)[], root: string): string {
+	if (path.length === 0) return root;
+	return path.reduce<string>((text, segment) => {
+		if (typeof segment === "number") return `${text}[${segment}]`;
+		return text ? `${text}.${segment}` : segment;
+	}, "");
+}
+
+function issueText(issue: ZodIssue): string {
+	if (issue.code === "invalid_type" && issue.received === "undefined") return "Required";
+	return issue.message;
+}
+
+/** One FieldIssue per offender; unknown keys are named one by one so a typo is obvious. */
+export function zodErrorToFields(error: ZodError, root: string, prefix: (string | number)[] = []): FieldIssue[] {
+	const fields: FieldIssue[] = [];
+	for (const issue of error.issues) {
+		const path = [...prefix, ...issue.path];
+		if (issue.code === "unrecognized_keys") {
+			for (const key of issue.keys) fields.push({ field: formatPath([...path, key], root), issue: "Unknown field" });
+		} else if (issue.code === "invalid_union") {
+			// A union's branches each report; the first branch's issues name the field well enough.
+			const first = issue.unionErrors[0];
+			fields.push(...(first ? zodErrorToFields(first, root, []) : [{ field: formatPath(path, root), issue: issue.message }]));
+		} else {
+			fields.push({ field: formatPath(path, root), issue: issueText(issue) });
+		}
+	}
+	return fields;
+}

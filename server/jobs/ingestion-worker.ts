@@ -1,0 +1,64 @@
+import type { MikroORM } from "@mikro-orm/postgresql";
+import { ingestDocument } from "../knowledge/ingest-document";
+import type { KnowledgeServices } from "../knowledge/knowledge-services";
+import type { Logger } from "../shared/logger";
+import { INGESTION_QUEUE, ZIngestionJob, enqueueIngestion } from "./ingestion-job";
+
+/** Subscribes this process to ingestion jobs, `concurrency` at a time. */
+export async function startIngestionWorker(orm: MikroORM, services: KnowledgeServices, logger: Logger): Promise<string[]> {
+	const workerIds: string[] = [];
+	for (let slot = 0; slot < services.options.workerConcurrency; slot++) {
+		const workerId = await services.boss.work(INGESTION_QUEUE, { batchSize: 1, pollingIntervalSeconds: services.options.pollIntervalSeconds }, async (jobs) => {
+			for (const job of jobs) {
+				const data = ZIngestionJob.parse(job.data);
+				const outcome = await ingestDocument(orm.em.fork(), services, data, logger);
+				logger.debug("ingestion job done", { documentId: data.documentId, attempt: data.attempt, outcome });
+			}
+		});
+		workerIds.push(workerId);
+	}
+	return workerIds;
+}
+
+/**
+ * Re-queues documents left PROCESSING past the deadline by a worker that died (kill -9, OOM, a
+ * lost host). Each instance runs it; a transaction-scoped advisory lock lets one sweep at a time.
+ * The new attempt number makes any late write from the vanished worker a no-op.
+ */
+export async function sweepOrphanedDocuments(orm: MikroORM, services: KnowledgeServices): Promise<number> {
+	return orm.em.fork().transactional(async (tx) => {
+		const context = tx.getTransactionContext();
+		const connection = tx.getConnection();
+		const [lock]: { locked: boolean }[] = await connection.execute("select pg_try_advisory_xact_lock(hashtext('knowledge-orphan-sweeper')) as locked", [], "all", context);
+		if (!lock?.locked) return 0;
+		const orphans: { id: string; source_id: string; attempts: number }[] = await connection.execute(
+			`update knowledge_documents set status = 'PENDING', attempts = attempts + 1, processing_started_at = null, updated_at = now()
+			 where id in (select id from knowledge_documents where status = 'PROCESSING' and processing_started_at < now() - make_interval(secs => ?)
+			              order by processing_started_at limit 100 for update skip locked)
+			 returning id, source_id, attempts`,
+			[services.options.processingTimeoutSeconds],
+			"all",
+			context,
+		);
+		for (const orphan of orphans) {
+			await enqueueIngestion(services.boss, tx, { documentId: orphan.id, sourceId: orphan.source_id, attempt: orphan.attempts });
+		}
+		return orphans.length;
+	});
+}
+
+export function startOrphanSweeper(orm: MikroORM, services: KnowledgeServices, logger: Logger): { stop(): void } {
+	let running = false;
+	const timer = setInterval(() => {
+		if (running) return;
+		running = true;
+		sweepOrphanedDocuments(orm, services)
+			.then((count) => count && logger.warn("re-queued documents orphaned in PROCESSING", { count }))
+			.catch((error) => logger.error("orphan sweep failed", { error }))
+			.finally(() => {
+				running = false;
+			});
+	}, services.options.sweepIntervalSeconds * 1000);
+	timer.unref();
+	return { stop: () => clearInterval(timer) };
+}

@@ -1,0 +1,21 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { type KnowledgeSource, ProviderCredentialSchema } from "../../db/entities";
+import type { SecretBox } from "../../shared/crypto";
+import { BuiltinEmbedder } from "./builtin-embedder";
+import { type Embedder, EmbeddingError } from "./embedder";
+import { ProviderEmbedder } from "./provider-embedder";
+
+/** The embedder fixed for a source at its creation, with the workspace's current credential. */
+export async function embedderForSource(em: EntityManager, secrets: SecretBox, source: KnowledgeSource): Promise<Embedder> {
+	if (source.embeddingProvider === "builtin") return new BuiltinEmbedder();
+	const credential = await em.findOne(ProviderCredentialSchema, { workspace: source.workspace, provider: source.embeddingProvider as never });
+	if (!credential) {
+		throw new EmbeddingError(`The workspace has no ${source.embeddingProvider} credential any more; add one to embed with ${source.embeddingModel}`, false);
+	}
+	return new ProviderEmbedder({
+		provider: source.embeddingProvider,
+		model: source.embeddingModel,
+		apiKey: secrets.decrypt(credential.encryptedApiKey),
+		baseUrl: credential.baseUrl,
+	});
+}

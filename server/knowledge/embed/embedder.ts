@@ -1,0 +1,25 @@
+/** Turns texts into vectors of one fixed space. */
+export interface Embedder {
+	/** `provider/model`, for messages. */
+	readonly name: string;
+	embed(texts: string[]): Promise<Float32Array[]>;
+}
+
+/** Embedding failures the document owner (or operator) can act on; the message becomes failureReason. */
+export class EmbeddingError extends Error {
+	constructor(
+		message: string,
+		readonly retryable: boolean,
+	) {
+		super(message);
+		this.name = "EmbeddingError";
+	}
+}
+
+export function l2Normalize(vector: Float32Array): Float32Array {
+	let sum = 0;
+	for (let index = 0; index < vector.length; index++) sum += vector[index] * vector[index];
+	const norm = Math.sqrt(sum);
+	if (norm > 0) for (let index = 0; index < vector.length; index++) vector[index] /= norm;
+	return vector;
+}

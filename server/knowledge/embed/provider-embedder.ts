@@ -1,0 +1,97 @@
+import { z } from "zod";
+import { type Embedder, EmbeddingError } from "./embedder";
+
+const DEFAULT_BASE_URLS: Record<string, string> = {
+	openai: "https://api.openai.com/v1",
+	mistral: "https://api.mistral.ai/v1",
+};
+
+/** Both OpenAI and Mistral answer /v1/embeddings in this shape. */
+const ZEmbeddingsResponse = z.object({
+	data: z.array(z.object({ index: z.number().int(), embedding: z.array(z.number()) })),
+});
+
+const BATCH_SIZE = 64;
+const MAX_ATTEMPTS = 4;
+
+export interface ProviderEmbedderOptions {
+	provider: string;
+	model: string;
+	apiKey: string;
+	baseUrl?: string | null;
+	fetch?: typeof fetch;
+	timeoutMs?: number;
+}
+
+/**
+ * OpenAI, Mistral and OpenAI-compatible embeddings over plain fetch (POST {base}/embeddings),
+ * batched, with retries on 429/5xx/network errors (exponential backoff with jitter, honouring
+ * Retry-After). Deliberately separate from the chat adapters in server/providers/.
+ */
+export class ProviderEmbedder implements Embedder {
+	readonly name: string;
+	private readonly baseUrl: string;
+
+	constructor(private readonly options: ProviderEmbedderOptions) {
+		this.name = `${options.provider}/${options.model}`;
+		const base = options.baseUrl ?? DEFAULT_BASE_URLS[options.provider];
+		if (!base) throw new EmbeddingError(`No base URL configured for the ${options.provider} credential`, false);
+		this.baseUrl = base.replace(/\/+$/, "");
+	}
+
+	async embed(texts: string[]): Promise<Float32Array[]> {
+		const vectors: Float32Array[] = [];
+		for (let start = 0; start < texts.length; start += BATCH_SIZE) {
+			vectors.push(...(await this.embedBatch(texts.slice(start, start + BATCH_SIZE))));
+		}
+		return vectors;
+	}
+
+	private async embedBatch(input: string[]): Promise<Float32Array[]> {
+		let lastError: EmbeddingError | undefined;
+		for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+			try {
+				return await this.request(input);
+			} catch (error) {
+				lastError = error instanceof EmbeddingError ? error : new EmbeddingError(`${this.name}: ${(error as Error).message}`, true);
+				if (!lastError.retryable || attempt === MAX_ATTEMPTS) break;
+				const retryAfter = (lastError as EmbeddingError & { retryAfterMs?: number }).retryAfterMs;
+				await new Promise((resolve) => setTimeout(resolve, retryAfter ?? 2 ** attempt * 250 * (0.5 + Math.random())));
+			}
+		}
+		throw lastError ?? new EmbeddingError(`${this.name}: embedding failed`, true);
+	}
+
+	private async request(input: string[]): Promise<Float32Array[]> {
+		const fetcher = this.options.fetch ?? fetch;
+		let response: Response;
+		try {
+			response = await fetcher(`${this.baseUrl}/embeddings`, {
+				method: "POST",
+				headers: { authorization: `Bearer ${this.options.apiKey}`, "content-type": "application/json" },
+				body: JSON.stringify({ model: this.options.model, input }),
+				signal: AbortSignal.timeout(this.options.timeoutMs ?? 60_000),
+			});
+		} catch (error) {
+			throw new EmbeddingError(`${this.name} could not be reached (${(error as Error).message})`, true);
+		}
+		if (!response.ok) {
+			const body = await response.text().catch(() => "");
+			const retryable = response.status === 429 || response.status >= 500;
+			const error = new EmbeddingError(
+				response.status === 401 || response.status === 403
+					? `${this.name} rejected the workspace's credential (HTTP ${response.status})`
+					: `${this.name} answered HTTP ${response.status}${body ? `: ${body.slice(0, 200)}` : ""}`,
+				retryable,
+			) as EmbeddingError & { retryAfterMs?: number };
+			const retryAfter = Number(response.headers.get("retry-after"));
+			if (Number.isFinite(retryAfter) && retryAfter > 0) error.retryAfterMs = Math.min(retryAfter * 1000, 30_000);
+			throw error;
+		}
+		const parsed = ZEmbeddingsResponse.safeParse(await response.json().catch(() => null));
+		if (!parsed.success || parsed.data.data.length !== input.length) {
+			throw new EmbeddingError(`${this.name} returned a malformed embeddings response`, true);
+		}
+		return [...parsed.data.data].sort((left, right) => left.index - right.index).map((item) => Float32Array.from(item.embedding));
+	}
+}

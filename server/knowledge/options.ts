@@ -1,0 +1,41 @@
+import type { PineconeOptions } from "./index/pinecone-vector-index";
+import type { S3StorageOptions } from "./storage/s3-storage";
+
+/** Knowledge settings the composition root reads from the environment (see docs/knowledge.md). */
+export interface KnowledgeOptions {
+	/** `inline`: this process also runs ingestion jobs; `off`: only `npm run worker` processes do. */
+	worker: "inline" | "off";
+	/** Ingestion jobs one process runs at a time. */
+	workerConcurrency: number;
+	/** Default per-workspace storage allowance; workspaces.storage_allowance_bytes overrides it. */
+	storageAllowanceBytes: number;
+	/** A document PROCESSING longer than this is presumed orphaned by a dead worker and re-queued. */
+	processingTimeoutSeconds: number;
+	/** How often the orphan sweeper looks. */
+	sweepIntervalSeconds: number;
+	/** Lifetime of a presigned upload URL. */
+	uploadUrlTtlSeconds: number;
+	/** How often an idle worker polls pg-boss for jobs (pg-boss's minimum is 0.5). */
+	pollIntervalSeconds: number;
+	/** Test-only: pause this long after claiming a document, so a test can kill the worker mid-document. */
+	testSlowIngestMs: number;
+	/** Where document bytes live: local disk under DATA_DIR (default) or an S3-compatible bucket. */
+	storage: { driver: "local" } | ({ driver: "s3" } & S3StorageOptions);
+	/** The vector store of new sources; each source keeps the one it was created with. */
+	vectorStore: "postgres" | "pinecone";
+	/** Required when any source uses Pinecone. */
+	pinecone?: PineconeOptions;
+}
+
+export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
+	worker: "inline",
+	workerConcurrency: 2,
+	storageAllowanceBytes: 1024 ** 3,
+	processingTimeoutSeconds: 600,
+	sweepIntervalSeconds: 30,
+	uploadUrlTtlSeconds: 900,
+	pollIntervalSeconds: 0.5,
+	testSlowIngestMs: 0,
+	storage: { driver: "local" },
+	vectorStore: "postgres",
+};

@@ -1,0 +1,36 @@
+import { loadConfig } from "./config";
+import { resolveDatabase } from "./db/database-url";
+import { startPlatform } from "./platform";
+import { createLogger } from "./shared/logger";
+import { exitOnStartFailure, stopOnSignals } from "./shared/process-lifecycle";
+
+/** Composition root: config -> database (embedded when DATABASE_URL is unset) -> platform. */
+async function main() {
+	const config = loadConfig();
+	const logger = createLogger(config.logLevel);
+	const database = await resolveDatabase({
+		databaseUrl: config.databaseUrl,
+		dataDirectory: config.dataDirectory,
+		log: (message) => logger.info(message),
+	});
+	if (database.embedded) logger.info("embedded PostgreSQL started", { dataDirectory: config.dataDirectory });
+	const platform = await startPlatform({
+		databaseUrl: database.url,
+		secretKey: config.secretKey,
+		port: config.port,
+		host: config.host,
+		publicBaseUrl: config.publicBaseUrl,
+		logger,
+		dataDirectory: config.dataDirectory,
+		knowledge: config.knowledge,
+		quotas: config.quotas,
+	});
+	logger.info("listening", { port: config.port, publicBaseUrl: config.publicBaseUrl });
+
+	stopOnSignals(logger, async () => {
+		await platform.close();
+		await database.stop();
+	});
+}
+
+main().catch(exitOnStartFailure);

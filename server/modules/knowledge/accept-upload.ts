@@ -1,0 +1,33 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { Readable } from "node:stream";
+import { KnowledgeDocumentSchema } from "../../db/entities";
+import type { SelfServedUploads } from "../../knowledge/storage/object-storage";
+import type { UploadTokenSigner } from "../../knowledge/storage/upload-token";
+import { AppError } from "../../shared/app-error";
+
+/**
+ * The PUT behind a presigned URL served by this server (local-disk storage). The signed token is
+ * the only credential: it names one object, its content type and exact size, and an expiry.
+ * Exactly one PUT is accepted; the bytes are stored as they stream in.
+ */
+export async function acceptPresignedUpload(
+	em: EntityManager,
+	uploads: { store: SelfServedUploads; signer: UploadTokenSigner },
+	input: { token: string; contentType: string | undefined; contentLength: string | undefined; body: Readable },
+): Promise<void> {
+	const grant = uploads.signer.verify(input.token);
+	if (!grant) throw new AppError("FORBIDDEN", "This upload URL is not valid");
+	if (grant.expiresAt * 1000 < Date.now()) throw new AppError("FORBIDDEN", "This upload URL has expired; request a new one");
+	if ((input.contentType ?? "").split(";")[0].trim().toLowerCase() !== grant.contentType) {
+		throw new AppError("INVALID_REQUEST", `Content-Type must be ${grant.contentType}, as declared`);
+	}
+	if (input.contentLength === undefined || Number(input.contentLength) !== grant.byteSize) {
+		throw new AppError("INVALID_REQUEST", `Content-Length must be ${grant.byteSize}, the declared byteSize`);
+	}
+	const document = await em.findOne(KnowledgeDocumentSchema, { storageKey: grant.key });
+	if (!document) throw AppError.notFound("Knowledge document");
+	if (document.uploadedAt !== null) throw new AppError("INVALID_STATE", "This document's upload is already complete");
+	const outcome = await uploads.store.putOnce(grant.key, input.body, grant.byteSize);
+	if (outcome === "exists") throw new AppError("INVALID_STATE", "The bytes for this upload URL were already uploaded");
+	if (outcome === "size-mismatch") throw new AppError("INVALID_REQUEST", `The body must be exactly ${grant.byteSize} bytes`);
+}

@@ -1,0 +1,181 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "../../shared/app-error";
+import { invalidApiKeyError } from "../api-keys/authenticate-api-key";
+
+export interface QuotaDefaults {
+	/** Requests per minute per API key when the workspace has no override; 0 = unlimited. */
+	rateLimitPerMinute: number;
+	/** Monthly traced spend per workspace when it has no override; null = unlimited. */
+	monthlySpendQuotaMicroUsd: number | null;
+}
+
+export const DEFAULT_QUOTAS: QuotaDefaults = { rateLimitPerMinute: 600, monthlySpendQuotaMicroUsd: null };
+
+const WINDOW_MS = 60_000;
+/** Workspace limits and the spend figure are re-read at least this often per key. */
+const REFRESH_MS = 1_000;
+/** A reservation takes at most 1/BLOCK_DIVISOR of the limit, so instances cannot starve each other. */
+const BLOCK_DIVISOR = 20;
+const MAX_BLOCK = 100;
+const MAX_TRACKED_KEYS = 10_000;
+
+/** `YYYY-MM-01` of the UTC month: the key of workspace_monthly_spend. */
+export function monthOf(date: Date): string {
+	return `${date.toISOString().slice(0, 7)}-01`;
+}
+
+/** How many requests one reservation claims for a limit: 1 for small limits, so they stay exact (same formula as the SQL). */
+export function reservationSize(limit: number): number {
+	return Math.max(1, Math.min(MAX_BLOCK, Math.floor(limit / BLOCK_DIVISOR)));
+}
+
+interface KeyState {
+	workspaceId: string;
+	windowStart: number;
+	/** Requests this process has reserved in the window and not yet used. */
+	remaining: number;
+	/** The last reservation got less than it asked for: the window is used up everywhere. */
+	exhausted: boolean;
+	limit: number;
+	quota: number | null;
+	spent: number;
+	checkedAt: number;
+	refreshing?: Promise<void>;
+}
+
+type Row = { rate_limit_per_minute: number | null; monthly_spend_quota_micro_usd: string | null; spent: string | null; claimed: number | null };
+
+
+/**
+ * Per-key rate limit and per-workspace spend quota, without a database write per request.
+ *
+ * Rate limit: a fixed one-minute window per key, counted in `rate_limit_windows` so it holds
+ * across server instances. Each process claims requests in blocks with one atomic upsert that
+ * adds the block to the window's counter; the block's requests numbered up to the limit are
+ * granted, the rest refused. Claims are disjoint ranges of one counter, so the sum of what all
+ * processes grant never exceeds the limit. A block is at most 1/20 of the limit (1 for limits
+ * under 40, i.e. exact per-request counting), so requests a process reserved but did not use can
+ * refuse other instances at most that much early.
+ *
+ * Spend: the workspace's limit and spend are read with each claim and at least every second;
+ * this process's own traced cost is added as the trace writer flushes (addSpend), so the quota
+ * lags other instances' spend by up to ~1.2 s, and a burst can overshoot it slightly.
+ */
+export class RequestQuotas {
+	private readonly keys = new Map<string, KeyState>();
+
+	constructor(private readonly defaults: QuotaDefaults) {}
+
+	/** Resolves at once (no database) while the key has reserved requests and fresh settings. */
+	consume(em: () => EntityManager, input: { apiKeyId: string; workspaceId: string }, now = Date.now()): Promise<void> | undefined {
+		const state = this.keys.get(input.apiKeyId);
+		if (state && state.workspaceId === input.workspaceId && now - state.checkedAt < REFRESH_MS) {
+			const verdict = this.take(state, now);
+			if (verdict !== "claim") return verdict === "ok" ? undefined : Promise.reject(verdict);
+		}
+		return this.consumeAfterClaim(em, input, now);
+	}
+
+	/** Adds cost this process has just traced, so its own spend counts before the next re-read. */
+	addSpend(workspaceId: string, costMicroUsd: number): void {
+		if (costMicroUsd <= 0) return;
+		for (const state of this.keys.values()) if (state.workspaceId === workspaceId) state.spent += costMicroUsd;
+	}
+
+	private async consumeAfterClaim(em: () => EntityManager, input: { apiKeyId: string; workspaceId: string }, now: number): Promise<void> {
+		for (let attempt = 0; ; attempt++) {
+			let state = this.keys.get(input.apiKeyId);
+			if (!state || state.workspaceId !== input.workspaceId) {
+				state = { workspaceId: input.workspaceId, windowStart: 0, remaining: 0, exhausted: false, limit: 0, quota: null, spent: 0, checkedAt: -Infinity };
+				if (this.keys.size >= MAX_TRACKED_KEYS) this.keys.delete(this.keys.keys().next().value as string);
+				this.keys.set(input.apiKeyId, state);
+			}
+			// One claim in flight per key: concurrent requests wait for it rather than each claiming.
+			const pending = (state.refreshing ??= this.claim(em(), input.apiKeyId, state, now).finally(() => {
+				(state as KeyState).refreshing = undefined;
+			}));
+			await pending;
+			const verdict = this.take(state, Date.now());
+			if (verdict === "ok") return;
+			if (verdict !== "claim") throw verdict;
+			// Others used the whole claim before we got our turn: claim again (bounded, then refuse).
+			if (attempt >= 3) throw this.rateLimited(state, Date.now());
+			now = Date.now();
+		}
+	}
+
+	/** "ok" when this request may run, "claim" when a database round trip is needed, else the refusal. */
+	private take(state: KeyState, now: number): "ok" | "claim" | AppError {
+		if (state.quota !== null && state.spent >= state.quota) {
+			return new AppError("COST_QUOTA_EXCEEDED", "The workspace's monthly spend quota is reached; raise it or wait for the next month");
+		}
+		if (state.limit <= 0) return now - state.checkedAt < REFRESH_MS ? "ok" : "claim";
+		if (windowStartOf(now) !== state.windowStart || now - state.checkedAt >= REFRESH_MS) return "claim";
+		if (state.remaining > 0) {
+			state.remaining -= 1;
+			return "ok";
+		}
+		return state.exhausted ? this.rateLimited(state, now) : "claim";
+	}
+
+	private rateLimited(state: KeyState, now: number): AppError {
+		const retryAfterSeconds = Math.max(1, Math.ceil((windowStartOf(now) + WINDOW_MS - now) / 1000));
+		return new AppError("RATE_LIMITED", `This API key is limited to ${state.limit} requests per minute`, { headers: { "Retry-After": String(retryAfterSeconds) } });
+	}
+
+	/**
+	 * One round trip: re-reads the workspace's limits and spend (and that the key is live), and,
+	 * if the key is limited and has nothing reserved in this window, claims a block.
+	 */
+	private async claim(em: EntityManager, apiKeyId: string, state: KeyState, now: number): Promise<void> {
+		const windowStart = windowStartOf(now);
+		const sameWindow = state.windowStart === windowStart;
+		const needTokens = !sameWindow || state.remaining === 0;
+		const rows: Row[] = await em.getConnection().execute(
+			`with settings as (
+				select w.rate_limit_per_minute, w.monthly_spend_quota_micro_usd, coalesce(w.rate_limit_per_minute, ?) as effective_limit,
+					(select s.cost_micro_usd from workspace_monthly_spend s where s.workspace = w.id and s.month = ?) as spent
+				from workspaces w join api_keys k on k.workspace_id = w.id
+				where w.id = ? and k.id = ? and k.revoked_at is null
+			), claimed as (
+				insert into rate_limit_windows (subject, window_start, request_count)
+				select ?, ?, least(${MAX_BLOCK}, greatest(1, settings.effective_limit / ${BLOCK_DIVISOR})) from settings where settings.effective_limit > 0 and ?
+				on conflict (subject, window_start) do update set request_count = rate_limit_windows.request_count + excluded.request_count
+				returning request_count
+			)
+			select rate_limit_per_minute, monthly_spend_quota_micro_usd, spent, (select request_count from claimed) as claimed from settings`,
+			[this.defaults.rateLimitPerMinute, monthOf(new Date(now)), state.workspaceId, apiKeyId, `key:${apiKeyId}`, new Date(windowStart), needTokens],
+		);
+		const row = rows[0];
+		// The key is re-checked with every claim: never trusted from the cache alone for long.
+		if (!row) {
+			this.keys.delete(apiKeyId);
+			throw invalidApiKeyError();
+		}
+		state.limit = row.rate_limit_per_minute ?? this.defaults.rateLimitPerMinute;
+		state.quota = row.monthly_spend_quota_micro_usd === null ? this.defaults.monthlySpendQuotaMicroUsd : Number(row.monthly_spend_quota_micro_usd);
+		state.spent = Number(row.spent ?? 0);
+		state.checkedAt = Date.now();
+		if (!sameWindow) {
+			state.windowStart = windowStart;
+			state.remaining = 0;
+			state.exhausted = false;
+		}
+		if (row.claimed !== null) {
+			// Our claim is the counter range (claimed - block, claimed]; the part within the limit is ours.
+			const block = reservationSize(state.limit);
+			const granted = Math.max(0, Math.min(block, state.limit - (row.claimed - block)));
+			state.remaining += granted;
+			state.exhausted = granted < block;
+		}
+	}
+}
+
+function windowStartOf(now: number): number {
+	return Math.floor(now / WINDOW_MS) * WINDOW_MS;
+}
+
+/** Old windows are useless after a minute; deleting them now and then keeps the table small. */
+export async function deleteExpiredRateLimitWindows(em: EntityManager, now = new Date()): Promise<void> {
+	await em.getConnection().execute("delete from rate_limit_windows where window_start < ?", [new Date(now.getTime() - 5 * WINDOW_MS)]);
+}

@@ -1,0 +1,180 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { GENERATION_DEFAULTS, type TGenerationConfig, type TGenerationResult } from "../../../contract/schemas/runtime";
+import type { ProviderName } from "../../db/entities";
+import { ProviderError } from "../../providers/provider-error";
+import type { ChatMessage, GenerationRequest, ProviderStreamEvent, TokenUsage } from "../../providers/types";
+import { EMPTY_USAGE } from "../../providers/types";
+import { GenerationDeadline } from "./generation-deadline";
+import type { DeploymentResolver } from "../assistants/deployment-cache";
+import type { ProviderAdapters } from "./provider-adapters";
+import type { Logger } from "../../shared/logger";
+
+/** Who asked and, for deployed assistants, what was served: carried into the trace. */
+export interface GenerationOrigin {
+	workspaceId: string;
+	apiKeyId: string | null;
+	assistant?: { assistantId: string; versionId: string; environment: string };
+}
+
+export interface GenerationInput {
+	origin: GenerationOrigin;
+	providerName: ProviderName;
+	model: string;
+	messages: ChatMessage[];
+	config: TGenerationConfig;
+}
+
+/** What a finished (or failed) generation reports; traces are built from it. */
+export interface GenerationOutcome {
+	input: GenerationInput;
+	streamed: boolean;
+	startedAt: number;
+	latencyMs: number;
+	timeToFirstTokenMs: number | null;
+	output: string;
+	usage: TokenUsage;
+	finishReason: string | null;
+	error: ProviderError | null;
+	attempts: number;
+}
+
+export interface RuntimeDependencies {
+	em: () => EntityManager;
+	adapters: ProviderAdapters;
+	/** slug -> deployed version, cached per process with LISTEN/NOTIFY invalidation. */
+	deployments: DeploymentResolver;
+	/** Warnings that must not fail a generation (e.g. an attached knowledge source that was deleted). */
+	logger?: Logger;
+	/** Called once per generation, off the response path (it must not throw nor block). */
+	onOutcome?: (outcome: GenerationOutcome) => void;
+}
+
+function toProviderRequest(input: GenerationInput): GenerationRequest {
+	return {
+		model: input.model,
+		messages: input.messages,
+		temperature: input.config.temperature,
+		maxOutputTokens: input.config.maxOutputTokens,
+		responseFormat: input.config.responseFormat,
+	};
+}
+
+function asProviderError(error: unknown, providerName: string): ProviderError {
+	if (error instanceof ProviderError) return error;
+	return new ProviderError("server_error", providerName, `${providerName} failed unexpectedly`, { cause: error, retryable: false });
+}
+
+/** POST /runtime/execute and the assistant endpoint: one answer, retried on transient failures. */
+export async function executeGeneration(dependencies: RuntimeDependencies, input: GenerationInput, callerSignal?: AbortSignal): Promise<TGenerationResult> {
+	const adapter = await dependencies.adapters.forWorkspace(dependencies.em(), input.origin.workspaceId, input.providerName);
+	const deadline = new GenerationDeadline(input.config.timeoutMs ?? GENERATION_DEFAULTS.timeoutMs, callerSignal);
+	const maxRetries = input.config.maxRetries ?? GENERATION_DEFAULTS.maxRetries;
+	const startedAt = Date.now();
+	let attempts = 0;
+	const report = (partial: Partial<GenerationOutcome>) =>
+		dependencies.onOutcome?.({
+			input,
+			streamed: false,
+			startedAt,
+			latencyMs: Date.now() - startedAt,
+			timeToFirstTokenMs: null,
+			output: "",
+			usage: { ...EMPTY_USAGE },
+			finishReason: null,
+			error: null,
+			attempts,
+			...partial,
+		});
+	try {
+		for (;;) {
+			attempts += 1;
+			try {
+				const output = await adapter.generate(toProviderRequest(input), deadline.signal);
+				report({ output: output.content, usage: output.usage, finishReason: output.finishReason, timeToFirstTokenMs: Date.now() - startedAt });
+				return { message: { role: "assistant", content: output.content }, finishReason: output.finishReason, usage: output.usage };
+			} catch (error) {
+				const failure = deadline.explain(asProviderError(error, input.providerName));
+				const delay = deadline.retryDelay(failure, attempts, maxRetries);
+				if (delay === undefined) {
+					report({ error: failure, finishReason: "error" });
+					throw failure;
+				}
+				await deadline.sleep(delay);
+			}
+		}
+	} finally {
+		deadline.dispose();
+	}
+}
+
+/**
+ * POST /runtime/stream: normalised events, retried on transient failures only until the first
+ * event has been yielded (after that a retry would repeat output the caller has already seen).
+ * A failure is thrown: before the first event the HTTP layer still answers with the JSON envelope,
+ * after it with a terminal `error` event. Closing the generator (or aborting callerSignal) closes
+ * the upstream request at once.
+ */
+export async function* streamGeneration(
+	dependencies: RuntimeDependencies,
+	input: GenerationInput,
+	callerSignal?: AbortSignal,
+): AsyncGenerator<ProviderStreamEvent, void, undefined> {
+	const adapter = await dependencies.adapters.forWorkspace(dependencies.em(), input.origin.workspaceId, input.providerName);
+	const deadline = new GenerationDeadline(input.config.timeoutMs ?? GENERATION_DEFAULTS.timeoutMs, callerSignal);
+	const maxRetries = input.config.maxRetries ?? GENERATION_DEFAULTS.maxRetries;
+	const startedAt = Date.now();
+	let attempts = 0;
+	let emitted = false;
+	let timeToFirstTokenMs: number | null = null;
+	let output = "";
+	let usage: TokenUsage = { ...EMPTY_USAGE };
+	let finishReason: string | null = null;
+	let failure: ProviderError | null = null;
+	try {
+		for (;;) {
+			attempts += 1;
+			try {
+				for await (const event of adapter.stream(toProviderRequest(input), deadline.signal)) {
+					emitted = true;
+					if (event.type === "delta") {
+						timeToFirstTokenMs ??= Date.now() - startedAt;
+						output += event.content;
+					} else if (event.type === "usage") {
+						usage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens, totalTokens: event.totalTokens };
+					} else {
+						finishReason = event.finishReason;
+					}
+					yield event;
+				}
+				return;
+			} catch (error) {
+				const explained = deadline.explain(asProviderError(error, input.providerName));
+				const delay = emitted ? undefined : deadline.retryDelay(explained, attempts, maxRetries);
+				if (delay === undefined) {
+					failure = explained;
+					finishReason = "error";
+					throw explained;
+				}
+				await deadline.sleep(delay);
+			}
+		}
+	} finally {
+		// Left early (the reader stopped, or a failure): make sure the upstream stream is closed.
+		if (finishReason === null || failure) deadline.cancel();
+		deadline.dispose();
+		// A caller that went away mid-stream is recorded as such, not as a success.
+		if (!failure && finishReason === null) failure = new ProviderError("aborted", input.providerName, "The caller cancelled the stream", { retryable: false });
+		dependencies.onOutcome?.({
+			input,
+			streamed: true,
+			startedAt,
+			latencyMs: Date.now() - startedAt,
+			timeToFirstTokenMs,
+			output,
+			usage,
+			finishReason,
+			error: failure,
+			attempts,
+		});
+	}
+}

@@ -1,0 +1,128 @@
+import { Mistral } from "@mistralai/mistralai";
+import type { ContentChunk } from "@mistralai/mistralai/models/components";
+import { ConnectionError, MistralError, RequestAbortedError, RequestTimeoutError, ResponseValidationError, SDKValidationError } from "@mistralai/mistralai/models/errors";
+import { normaliseFinishReason } from "../openai/openai-adapter";
+import { ProviderError } from "../provider-error";
+import type { FinishReason, GenerationOutput, GenerationRequest, ProviderAdapter, ProviderConnection, ProviderStreamEvent, TokenUsage } from "../types";
+import { EMPTY_USAGE } from "../types";
+import { abortedFailure, connectionFailure, malformedResponse, providerErrorFromStatus, truncatedStream } from "../upstream-errors";
+
+const PROVIDER_NAME = "mistral";
+/** Our deadline governs (config.timeoutMs, at most 600 s); the SDK's own must never fire first. */
+const SDK_TIMEOUT_MS = 15 * 60_000;
+const NO_RETRIES = { strategy: "none" } as const;
+
+/**
+ * The SDK appends `/v1/...` to its server URL, whereas OpenAI-style base URLs end in `/v1`.
+ * Accept both spellings in the stored credential so operators need not know the difference.
+ */
+function mistralServerUrl(baseUrl: string | null): string | undefined {
+	if (!baseUrl) return undefined;
+	return baseUrl.replace(/\/+$/, "").replace(/\/v1$/, "");
+}
+
+function textOf(content: string | ContentChunk[] | null | undefined): string {
+	if (!content) return "";
+	if (typeof content === "string") return content;
+	return content.map((chunk) => (chunk.type === "text" ? chunk.text : "")).join("");
+}
+
+function toUsage(usage: { promptTokens?: number; completionTokens?: number; totalTokens?: number } | undefined | null): TokenUsage {
+	if (!usage) return { ...EMPTY_USAGE };
+	const inputTokens = usage.promptTokens ?? 0;
+	const outputTokens = usage.completionTokens ?? 0;
+	return { inputTokens, outputTokens, totalTokens: usage.totalTokens ?? inputTokens + outputTokens };
+}
+
+/**
+ * Mistral through `@mistralai/mistralai`. Its SDK supports everything we need: `serverURL` for a
+ * custom base URL, `retryConfig: {strategy: "none"}` (our retry loop is the only one), and
+ * `signal` per call for abort, which also cancels a stream being read.
+ */
+export function createMistralAdapter(connection: ProviderConnection): ProviderAdapter {
+	const client = new Mistral({
+		apiKey: connection.apiKey,
+		serverURL: mistralServerUrl(connection.baseUrl),
+		retryConfig: NO_RETRIES,
+		timeoutMs: SDK_TIMEOUT_MS,
+	});
+
+	const toProviderError = (error: unknown, signal?: AbortSignal): ProviderError => {
+		if (error instanceof ProviderError) return error;
+		if (error instanceof RequestAbortedError || signal?.aborted) return abortedFailure(PROVIDER_NAME, error);
+		if (error instanceof RequestTimeoutError) return new ProviderError("timeout", PROVIDER_NAME, "mistral did not answer in time", { cause: error });
+		if (error instanceof ConnectionError) return connectionFailure(PROVIDER_NAME, error);
+		if (error instanceof ResponseValidationError || error instanceof SDKValidationError) return malformedResponse(PROVIDER_NAME, "unexpected response shape", error);
+		if (error instanceof MistralError) {
+			return providerErrorFromStatus({
+				providerName: PROVIDER_NAME,
+				status: error.statusCode,
+				body: error.body,
+				headers: error.headers,
+				apiKey: connection.apiKey,
+				cause: error,
+			});
+		}
+		return connectionFailure(PROVIDER_NAME, error);
+	};
+
+	const body = (request: GenerationRequest) => ({
+		model: request.model,
+		messages: request.messages,
+		...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+		...(request.maxOutputTokens !== undefined ? { maxTokens: request.maxOutputTokens } : {}),
+		...(request.responseFormat === "json" ? { responseFormat: { type: "json_object" as const } } : {}),
+	});
+
+	return {
+		providerName: PROVIDER_NAME,
+
+		async generate(request, signal): Promise<GenerationOutput> {
+			try {
+				const response = await client.chat.complete(body(request), { signal, retries: NO_RETRIES });
+				const choice = response.choices?.[0];
+				if (!choice) throw malformedResponse(PROVIDER_NAME, "no choices in the completion");
+				return {
+					content: textOf(choice.message?.content),
+					finishReason: normaliseFinishReason(choice.finishReason),
+					usage: toUsage(response.usage),
+				};
+			} catch (error) {
+				throw toProviderError(error, signal);
+			}
+		},
+
+		async *stream(request, signal): AsyncIterable<ProviderStreamEvent> {
+			let finishReason: FinishReason | undefined;
+			let usage: TokenUsage = { ...EMPTY_USAGE };
+			try {
+				const events = await client.chat.stream(body(request), { signal, retries: NO_RETRIES });
+				for await (const event of events) {
+					const choice = event.data.choices[0];
+					const content = textOf(choice?.delta.content);
+					if (content) yield { type: "delta", content };
+					if (choice?.finishReason) finishReason = normaliseFinishReason(choice.finishReason);
+					// Mistral puts usage on the last chunk unasked.
+					if (event.data.usage) usage = toUsage(event.data.usage);
+				}
+			} catch (error) {
+				throw toProviderError(error, signal);
+			}
+			// The SDK ends iteration quietly when its signal aborts, and a cut connection can look like
+			// an end of stream: a stream is only complete once the provider said why it finished.
+			if (signal.aborted) throw abortedFailure(PROVIDER_NAME);
+			if (!finishReason) throw truncatedStream(PROVIDER_NAME);
+			yield { type: "usage", ...usage };
+			yield { type: "finish", finishReason };
+		},
+
+		async embed(texts, model, signal) {
+			try {
+				const response = await client.embeddings.create({ model, inputs: texts }, { signal, retries: NO_RETRIES });
+				return [...response.data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0)).map((item) => item.embedding ?? []);
+			} catch (error) {
+				throw toProviderError(error, signal);
+			}
+		},
+	};
+}

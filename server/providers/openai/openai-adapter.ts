@@ -1,0 +1,143 @@
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { z } from "zod";
+import type { ProviderName } from "../../db/entities";
+import { nodeHttpFetch } from "../node-http-fetch";
+import { ProviderError } from "../provider-error";
+import type { FinishReason, GenerationOutput, GenerationRequest, ProviderAdapter, ProviderConnection, ProviderStreamEvent, TokenUsage } from "../types";
+import { EMPTY_USAGE } from "../types";
+import { abortedFailure, connectionFailure, malformedResponse, providerErrorFromStatus, truncatedStream } from "../upstream-errors";
+
+/** Our own deadline (config.timeoutMs, at most 600 s) governs; the SDK's must never fire first. */
+const SDK_TIMEOUT_MS = 15 * 60_000;
+
+const ZUsage = z.object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number().optional() });
+const ZCompletion = z.object({
+	choices: z
+		.array(z.object({ message: z.object({ content: z.string().nullish() }), finish_reason: z.string().nullish() }))
+		.min(1),
+	usage: ZUsage.nullish(),
+});
+const ZChunk = z.object({
+	choices: z.array(z.object({ delta: z.object({ content: z.string().nullish() }).nullish(), finish_reason: z.string().nullish() })).default([]),
+	usage: ZUsage.nullish(),
+});
+
+export function normaliseFinishReason(reason: string | null | undefined): FinishReason {
+	switch (reason) {
+		case "length":
+		case "model_length":
+			return "length";
+		case "tool_calls":
+		case "function_call":
+			return "tool_calls";
+		case "content_filter":
+			return "content_filter";
+		case "error":
+			return "error";
+		default:
+			return "stop";
+	}
+}
+
+function toUsage(usage: z.infer<typeof ZUsage> | null | undefined): TokenUsage {
+	if (!usage) return { ...EMPTY_USAGE };
+	return { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens, totalTokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens };
+}
+
+export interface OpenAiAdapterOptions {
+	providerName: Extract<ProviderName, "openai" | "openai-compatible">;
+	connection: ProviderConnection;
+	/**
+	 * OpenAI deprecated `max_tokens` for `max_completion_tokens` (o-series reject the old name),
+	 * while most compatible servers (Ollama, vLLM, LM Studio) only know `max_tokens`.
+	 */
+	maxTokensParameter: "max_completion_tokens" | "max_tokens";
+}
+
+/** OpenAI's chat API through the official SDK; also serves `openai-compatible` endpoints. */
+export function createOpenAiAdapter(options: OpenAiAdapterOptions): ProviderAdapter {
+	const { providerName, connection } = options;
+	// Retries are ours (server/modules/runtime/retry-policy.ts): one loop, one budget, one deadline.
+	// nodeHttpFetch: the global fetch's per-call CPU was the largest cost of a call (node-http-fetch.ts).
+	const client = new OpenAI({ apiKey: connection.apiKey, baseURL: connection.baseUrl ?? undefined, maxRetries: 0, timeout: SDK_TIMEOUT_MS, fetch: nodeHttpFetch });
+
+	const toProviderError = (error: unknown, signal?: AbortSignal): ProviderError => {
+		if (error instanceof ProviderError) return error;
+		if (error instanceof APIUserAbortError || signal?.aborted) return abortedFailure(providerName, error);
+		if (error instanceof APIConnectionTimeoutError) return new ProviderError("timeout", providerName, `${providerName} did not answer in time`, { cause: error });
+		if (error instanceof APIConnectionError) return connectionFailure(providerName, error);
+		if (error instanceof APIError && typeof error.status === "number") {
+			return providerErrorFromStatus({
+				providerName,
+				status: error.status,
+				body: error.error ? { error: error.error } : error.message,
+				headers: error.headers,
+				apiKey: connection.apiKey,
+				cause: error,
+			});
+		}
+		// An `error` object inside the SSE stream (status-less APIError) or a broken body mid-read.
+		if (error instanceof APIError) return new ProviderError("server_error", providerName, `${providerName} reported an error mid-stream`, { cause: error, retryable: false });
+		if (error instanceof SyntaxError) return malformedResponse(providerName, "invalid JSON", error);
+		return connectionFailure(providerName, error);
+	};
+
+	const body = (request: GenerationRequest) => ({
+		model: request.model,
+		messages: request.messages,
+		...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+		...(request.maxOutputTokens !== undefined ? { [options.maxTokensParameter]: request.maxOutputTokens } : {}),
+		...(request.responseFormat === "json" ? { response_format: { type: "json_object" as const } } : {}),
+	});
+
+	return {
+		providerName,
+
+		async generate(request, signal): Promise<GenerationOutput> {
+			let raw: unknown;
+			try {
+				raw = await client.chat.completions.create({ ...body(request), stream: false }, { signal });
+			} catch (error) {
+				throw toProviderError(error, signal);
+			}
+			const parsed = ZCompletion.safeParse(raw);
+			if (!parsed.success) throw malformedResponse(providerName, "no choices in the completion");
+			const [choice] = parsed.data.choices;
+			return { content: choice.message.content ?? "", finishReason: normaliseFinishReason(choice.finish_reason), usage: toUsage(parsed.data.usage) };
+		},
+
+		async *stream(request, signal): AsyncIterable<ProviderStreamEvent> {
+			let finishReason: FinishReason | undefined;
+			let usage: TokenUsage = { ...EMPTY_USAGE };
+			try {
+				// include_usage: the final chunk (empty choices) carries the token counts.
+				const chunks = await client.chat.completions.create({ ...body(request), stream: true, stream_options: { include_usage: true } }, { signal });
+				for await (const raw of chunks) {
+					const chunk = ZChunk.safeParse(raw);
+					if (!chunk.success) throw malformedResponse(providerName, "unreadable stream chunk");
+					const choice = chunk.data.choices[0];
+					if (choice?.delta?.content) yield { type: "delta", content: choice.delta.content };
+					if (choice?.finish_reason) finishReason = normaliseFinishReason(choice.finish_reason);
+					if (chunk.data.usage) usage = toUsage(chunk.data.usage);
+				}
+			} catch (error) {
+				throw toProviderError(error, signal);
+			}
+			// The SDK ends iteration quietly when its signal aborts, and a cut connection can look like
+			// an end of stream: a stream is only complete once the provider said why it finished.
+			if (signal.aborted) throw abortedFailure(providerName);
+			if (!finishReason) throw truncatedStream(providerName);
+			yield { type: "usage", ...usage };
+			yield { type: "finish", finishReason };
+		},
+
+		async embed(texts, model, signal) {
+			try {
+				const response = await client.embeddings.create({ model, input: texts, encoding_format: "float" }, { signal });
+				return [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding);
+			} catch (error) {
+				throw toProviderError(error, signal);
+			}
+		},
+	};
+}

@@ -1,0 +1,56 @@
+import type { ProviderName } from "../db/entities";
+
+/**
+ * What every model provider adapter speaks. The runtime never sees an SDK type: adapters take
+ * this normalised request and yield these normalised events, so retries, timeouts, SSE and
+ * tracing are written once, above the adapters.
+ */
+export interface ChatMessage {
+	role: "system" | "user" | "assistant";
+	content: string;
+}
+
+export interface GenerationRequest {
+	model: string;
+	messages: ChatMessage[];
+	temperature?: number;
+	maxOutputTokens?: number;
+	responseFormat?: "text" | "json";
+}
+
+export interface TokenUsage {
+	inputTokens: number;
+	outputTokens: number;
+	totalTokens: number;
+}
+
+export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error";
+
+export interface GenerationOutput {
+	content: string;
+	finishReason: FinishReason;
+	usage: TokenUsage;
+}
+
+/** A stream is zero or more deltas, then exactly one usage, then exactly one finish. */
+export type ProviderStreamEvent =
+	| { type: "delta"; content: string }
+	| ({ type: "usage" } & TokenUsage)
+	| { type: "finish"; finishReason: FinishReason };
+
+export interface ProviderAdapter {
+	readonly providerName: ProviderName;
+	generate(request: GenerationRequest, signal: AbortSignal): Promise<GenerationOutput>;
+	stream(request: GenerationRequest, signal: AbortSignal): AsyncIterable<ProviderStreamEvent>;
+	/** One vector per text, in input order. */
+	embed(texts: string[], model: string, signal?: AbortSignal): Promise<number[][]>;
+}
+
+/** A decrypted credential: lives in memory only, never logged nor returned. */
+export interface ProviderConnection {
+	apiKey: string;
+	/** Overrides the provider's default API address (proxies, regional endpoints, compatible servers). */
+	baseUrl: string | null;
+}
+
+export const EMPTY_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };

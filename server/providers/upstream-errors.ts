@@ -1,0 +1,129 @@
+import { z } from "zod";
+import { ProviderError } from "./provider-error";
+
+/**
+ * Turning whatever a provider SDK throws into one ProviderError, shared by every adapter.
+ * Bodies are parsed with zod because they come from outside: a proxy's HTML 502 page must not
+ * crash the mapping, it just yields no upstream message.
+ */
+
+/** OpenAI: `{"error":{"message","type","param","code"}}`. */
+const ZOpenAiErrorBody = z.object({
+	error: z.object({ message: z.string().optional(), type: z.string().nullish(), code: z.union([z.string(), z.number()]).nullish() }),
+});
+/** Mistral: `{"object":"error","message","type","param","code"}`; 422s are FastAPI's `{"detail":[...]}`. */
+const ZMistralErrorBody = z.object({
+	object: z.literal("error").optional(),
+	message: z.union([z.string(), z.record(z.unknown())]),
+	type: z.string().nullish(),
+	code: z.union([z.string(), z.number()]).nullish(),
+});
+const ZValidationDetailBody = z.object({ detail: z.union([z.string(), z.array(z.object({ msg: z.string().optional(), loc: z.array(z.unknown()).optional() }).passthrough())]) });
+
+/** The human-readable part of a provider's error body, whichever of the known shapes it has. */
+export function readUpstreamErrorMessage(body: unknown): string | undefined {
+	let value = body;
+	if (typeof value === "string") {
+		try {
+			value = JSON.parse(value);
+		} catch {
+			return undefined;
+		}
+	}
+	const openAi = ZOpenAiErrorBody.safeParse(value);
+	if (openAi.success) return openAi.data.error.message;
+	const mistral = ZMistralErrorBody.safeParse(value);
+	if (mistral.success) return typeof mistral.data.message === "string" ? mistral.data.message : JSON.stringify(mistral.data.message);
+	const detail = ZValidationDetailBody.safeParse(value);
+	if (detail.success) {
+		const { detail: issues } = detail.data;
+		if (typeof issues === "string") return issues;
+		return issues.map((issue) => [issue.loc?.join("."), issue.msg].filter(Boolean).join(": ")).join("; ");
+	}
+	return undefined;
+}
+
+/** Retry-After is seconds or an HTTP date (RFC 9110 §10.2.3); OpenAI also sends retry-after-ms. */
+export function readRetryAfterMs(headers: { get(name: string): string | null } | undefined, now = Date.now()): number | undefined {
+	if (!headers) return undefined;
+	const milliseconds = Number(headers.get("retry-after-ms"));
+	if (headers.get("retry-after-ms") && Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
+	const value = headers.get("retry-after");
+	if (!value) return undefined;
+	const seconds = Number(value);
+	if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+	const date = Date.parse(value);
+	return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Never let a credential reach a message we show or log, even if a provider echoes it back. */
+export function redactSecret(text: string, secret: string): string {
+	if (!secret) return text;
+	let redacted = text.split(secret).join("[redacted]");
+	// OpenAI echoes keys partially masked (`sk-abc***xyz`); drop anything that looks like a key.
+	redacted = redacted.replace(/\b(sk|csk|key)[-_][\w*-]{6,}/gi, "[redacted]");
+	return redacted;
+}
+
+export function providerErrorFromStatus(input: {
+	providerName: string;
+	status: number;
+	body: unknown;
+	headers?: { get(name: string): string | null };
+	apiKey: string;
+	cause?: unknown;
+}): ProviderError {
+	const { providerName, status } = input;
+	const upstreamMessage = readUpstreamErrorMessage(input.body);
+	const detail = upstreamMessage ? `: ${redactSecret(upstreamMessage, input.apiKey).slice(0, 500)}` : "";
+	const options = { upstreamStatus: status, cause: input.cause };
+	if (status === 429) {
+		return new ProviderError("rate_limited", providerName, `${providerName} rate-limited the workspace's credential${detail}`, {
+			...options,
+			retryAfterMs: readRetryAfterMs(input.headers),
+		});
+	}
+	// The provider's own wording for a bad key often quotes the key; say only what the operator must do.
+	if (status === 401 || status === 403) {
+		return new ProviderError(
+			"authentication",
+			providerName,
+			`${providerName} rejected the workspace's stored credential (HTTP ${status}); update it in the provider settings`,
+			options,
+		);
+	}
+	if (status === 408) return new ProviderError("timeout", providerName, `${providerName} timed out handling the request`, options);
+	if (status >= 500) return new ProviderError("server_error", providerName, `${providerName} failed with HTTP ${status}${detail}`, options);
+	return new ProviderError("invalid_request", providerName, `${providerName} rejected the request (HTTP ${status})${detail}`, options);
+}
+
+const CONNECTION_ERROR_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_SOCKET", "UND_ERR_CONNECT_TIMEOUT"]);
+
+/** Walks `cause` chains (fetch wraps the socket error twice) looking for a network error code. */
+export function findNetworkErrorCode(error: unknown): string | undefined {
+	let current: unknown = error;
+	for (let depth = 0; depth < 6 && current && typeof current === "object"; depth++) {
+		const code = (current as { code?: unknown }).code;
+		if (typeof code === "string" && CONNECTION_ERROR_CODES.has(code)) return code;
+		current = (current as { cause?: unknown }).cause;
+	}
+	return undefined;
+}
+
+export function connectionFailure(providerName: string, error: unknown): ProviderError {
+	const code = findNetworkErrorCode(error);
+	return new ProviderError("unavailable", providerName, `${providerName} could not be reached${code ? ` (${code})` : ""}`, { cause: error });
+}
+
+export function abortedFailure(providerName: string, error?: unknown): ProviderError {
+	return new ProviderError("aborted", providerName, `The request to ${providerName} was cancelled`, { cause: error, retryable: false });
+}
+
+export function malformedResponse(providerName: string, what: string, cause?: unknown): ProviderError {
+	return new ProviderError("malformed_response", providerName, `${providerName} sent a malformed answer (${what})`, { cause, retryable: false });
+}
+
+/** The connection ended before the provider finished; retryable only while nothing was streamed. */
+export function truncatedStream(providerName: string): ProviderError {
+	return new ProviderError("unavailable", providerName, `${providerName} closed the stream before finishing`);
+}

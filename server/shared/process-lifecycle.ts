@@ -1,0 +1,21 @@
+import type { Logger } from "./logger";
+
+/** Runs `stop` once on SIGINT or SIGTERM, then exits 0: the shutdown every long-running entry point shares. */
+export function stopOnSignals(logger: Logger, stop: () => Promise<void>): void {
+	let stopping = false;
+	const onSignal = async (signal: string) => {
+		if (stopping) return;
+		stopping = true;
+		logger.info("stopping", { signal });
+		await stop();
+		process.exit(0);
+	};
+	process.once("SIGINT", () => void onSignal("SIGINT"));
+	process.once("SIGTERM", () => void onSignal("SIGTERM"));
+}
+
+/** A failed start prints its stack (not a JSON log line: the logger may not exist yet) and exits 1. */
+export function exitOnStartFailure(error: unknown): never {
+	process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+	process.exit(1);
+}

@@ -1,0 +1,39 @@
+import { loadConfig } from "./config";
+import { resolveDatabase } from "./db/database-url";
+import { openDatabase } from "./db/orm";
+import { startKnowledge } from "./knowledge/start-knowledge";
+import { SecretBox } from "./shared/crypto";
+import { createLogger } from "./shared/logger";
+import { exitOnStartFailure, stopOnSignals } from "./shared/process-lifecycle";
+
+/**
+ * `npm run worker`: ingestion without HTTP, for scale-out. Uses the API server's database
+ * (DATABASE_URL, or the running embedded one under DATA_DIR), SECRET_KEY (provider credentials
+ * are decrypted here) and DATA_DIR (local-disk storage is shared).
+ * Any number may run; pg-boss hands each job to one of them.
+ */
+async function main() {
+	const config = loadConfig();
+	const logger = createLogger(config.logLevel);
+	const database = await resolveDatabase({ databaseUrl: config.databaseUrl, dataDirectory: config.dataDirectory, log: (message) => logger.info(message) });
+	const orm = await openDatabase(database.url);
+	const knowledge = await startKnowledge({
+		orm,
+		databaseUrl: database.url,
+		secretKey: config.secretKey,
+		secrets: new SecretBox(config.secretKey),
+		dataDirectory: config.dataDirectory,
+		publicBaseUrl: () => config.publicBaseUrl,
+		options: config.knowledge,
+		logger,
+		runWorker: true,
+	});
+	logger.info("knowledge worker started", { concurrency: config.knowledge.workerConcurrency });
+	stopOnSignals(logger, async () => {
+		await knowledge.close();
+		await orm.close();
+		await database.stop();
+	});
+}
+
+main().catch(exitOnStartFailure);

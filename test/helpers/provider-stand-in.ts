@@ -1,0 +1,211 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { listenOnLoopback } from "./loopback-server";
+
+/**
+ * A local stand-in for a model provider, speaking OpenAI's or Mistral's real wire format:
+ * POST /v1/chat/completions answered as JSON or as `data: {...}\n\n` SSE chunks ending in
+ * `data: [DONE]` (usage in the final chunk), and their real error bodies. Each test scripts the
+ * answers it needs; the stand-in records every request and when the client hung up.
+ */
+export type Dialect = "openai" | "mistral";
+
+export type ScriptedAnswer =
+	/** A normal completion, streamed when the request asked for it. */
+	| {
+			kind: "completion";
+			content?: string | string[];
+			finishReason?: string;
+			usage?: { prompt_tokens: number; completion_tokens: number };
+			/** Before the status line. */
+			delayMs?: number;
+			/** Between stream chunks. */
+			chunkDelayMs?: number;
+			/** Streaming: after this many content chunks, reset the connection. */
+			failAfterChunks?: number;
+			/** Streaming: after this many content chunks, go silent and keep the connection open. */
+			hangAfterChunks?: number;
+	  }
+	| { kind: "error"; status: number; message?: string; type?: string; code?: string | null; headers?: Record<string, string>; delayMs?: number }
+	| { kind: "raw"; status: number; body: string; headers?: Record<string, string> }
+	/** Reset the connection without answering. */
+	| { kind: "reset" }
+	/** Never answer. */
+	| { kind: "hang" };
+
+export interface RecordedRequest {
+	method: string;
+	path: string;
+	headers: Record<string, string | string[] | undefined>;
+	body: Record<string, unknown>;
+	receivedAt: number;
+	/** When the client closed the connection before we finished answering. */
+	clientClosedAt?: number;
+}
+
+export interface ProviderStandIn {
+	/** Base URL in OpenAI's convention, ending in /v1. */
+	baseUrl: string;
+	origin: string;
+	requests: RecordedRequest[];
+	/** Answers for the next requests, in order; once used up, `fallback` answers. */
+	script(...answers: ScriptedAnswer[]): void;
+	fallback: ScriptedAnswer;
+	waitForClientClose(request: RecordedRequest, timeoutMs?: number): Promise<number>;
+	reset(): void;
+	close(): Promise<void>;
+}
+
+const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+
+export async function startProviderStandIn(options: { dialect?: Dialect } = {}): Promise<ProviderStandIn> {
+	const dialect = options.dialect ?? "openai";
+	let queue: ScriptedAnswer[] = [];
+	const requests: RecordedRequest[] = [];
+	const standIn: ProviderStandIn = {
+		baseUrl: "",
+		origin: "",
+		requests,
+		fallback: { kind: "completion", content: "Hello from the stand-in" },
+		script: (...answers) => {
+			queue.push(...answers);
+		},
+		waitForClientClose: async (request, timeoutMs = 5000) => {
+			const deadline = Date.now() + timeoutMs;
+			while (request.clientClosedAt === undefined) {
+				if (Date.now() > deadline) throw new Error("client never closed the connection");
+				await sleep(10);
+			}
+			return request.clientClosedAt;
+		},
+		reset: () => {
+			queue = [];
+			requests.length = 0;
+		},
+		close: () => loopback.close(),
+	};
+
+	const server: Server = createServer(async (request, response) => {
+		const chunks: Buffer[] = [];
+		for await (const chunk of request) chunks.push(chunk as Buffer);
+		const text = Buffer.concat(chunks).toString("utf8");
+		const recorded: RecordedRequest = {
+			method: request.method ?? "",
+			path: request.url ?? "",
+			headers: request.headers,
+			body: text ? JSON.parse(text) : {},
+			receivedAt: Date.now(),
+		};
+		requests.push(recorded);
+		response.once("close", () => {
+			if (!response.writableFinished) recorded.clientClosedAt = Date.now();
+		});
+		const answer = queue.shift() ?? standIn.fallback;
+		await answerWith(dialect, answer, recorded, request, response);
+	});
+	const loopback = await listenOnLoopback(server);
+	standIn.origin = loopback.origin;
+	standIn.baseUrl = `${standIn.origin}/v1`;
+	return standIn;
+}
+
+function errorBody(dialect: Dialect, answer: Extract<ScriptedAnswer, { kind: "error" }>): unknown {
+	const message = answer.message ?? `Stand-in error ${answer.status}`;
+	if (dialect === "mistral") return { object: "error", message, type: answer.type ?? "invalid_request_error", param: null, code: answer.code ?? String(answer.status) };
+	return { error: { message, type: answer.type ?? "invalid_request_error", param: null, code: answer.code ?? null } };
+}
+
+async function answerWith(dialect: Dialect, answer: ScriptedAnswer, recorded: RecordedRequest, request: IncomingMessage, response: ServerResponse) {
+	const id = `chatcmpl-${Math.random().toString(36).slice(2)}`;
+	const model = String(recorded.body.model ?? "unknown");
+	const created = Math.floor(Date.now() / 1000);
+	switch (answer.kind) {
+		case "reset":
+			request.socket.destroy();
+			return;
+		case "hang":
+			return;
+		case "raw":
+			response.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
+			response.end(answer.body);
+			return;
+		case "error":
+			if (answer.delayMs) await sleep(answer.delayMs);
+			response.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
+			response.end(JSON.stringify(errorBody(dialect, answer)));
+			return;
+		case "completion": {
+			if (answer.delayMs) await sleep(answer.delayMs);
+			if (response.destroyed) return;
+			const pieces = Array.isArray(answer.content) ? answer.content : [answer.content ?? "Hello from the stand-in"];
+			const usage = answer.usage ?? { prompt_tokens: 11, completion_tokens: pieces.length };
+			const wireUsage = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+			const finishReason = answer.finishReason ?? "stop";
+			if (recorded.body.stream !== true) {
+				response.writeHead(200, { "content-type": "application/json" });
+				response.end(
+					JSON.stringify({
+						id,
+						object: "chat.completion",
+						created,
+						model,
+						choices: [{ index: 0, message: { role: "assistant", content: pieces.join("") }, finish_reason: finishReason, logprobs: null }],
+						usage: wireUsage,
+					}),
+				);
+				return;
+			}
+			response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+			const send = (payload: unknown) => response.write(`data: ${JSON.stringify(payload)}\n\n`);
+			const chunk = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}) => ({
+				id,
+				object: "chat.completion.chunk",
+				created,
+				model,
+				choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+				...extra,
+			});
+			for (const [index, piece] of pieces.entries()) {
+				if (answer.failAfterChunks !== undefined && index >= answer.failAfterChunks) {
+					// Let the chunks already written leave the socket before cutting it.
+					await sleep(50);
+					request.socket.destroy();
+					return;
+				}
+				if (answer.hangAfterChunks !== undefined && index >= answer.hangAfterChunks) return;
+				if (index > 0 && answer.chunkDelayMs) await sleep(answer.chunkDelayMs);
+				if (response.destroyed) return;
+				send(chunk(index === 0 ? { role: "assistant", content: piece } : { content: piece }, null));
+			}
+			if (dialect === "mistral") {
+				// Mistral sends usage unasked, on the chunk that carries finish_reason.
+				send(chunk({ content: "" }, finishReason, { usage: wireUsage }));
+			} else {
+				send(chunk({}, finishReason));
+				const options = recorded.body.stream_options as { include_usage?: boolean } | undefined;
+				if (options?.include_usage) send({ id, object: "chat.completion.chunk", created, model, choices: [], usage: wireUsage });
+			}
+			response.end("data: [DONE]\n\n");
+			return;
+		}
+	}
+}
+
+/** A port nothing listens on: connecting to it is refused. */
+export async function refusedPortUrl(): Promise<string> {
+	const { origin, close } = await listenOnLoopback(createServer());
+	await close();
+	return `${origin}/v1`;
+}
+
+/** Splits an SSE body into its frames; comments are kept as `{event: ":comment"}`. */
+export function parseSseFrames(text: string): { event: string; data: unknown }[] {
+	return text
+		.split("\n\n")
+		.filter((frame) => frame.trim() !== "")
+		.map((frame) => {
+			if (frame.startsWith(":")) return { event: ":comment", data: frame.slice(1).trim() };
+			const event = /^event: (.*)$/m.exec(frame)?.[1] ?? "message";
+			const data = /^data: (.*)$/m.exec(frame)?.[1];
+			return { event, data: data === undefined ? undefined : JSON.parse(data) };
+		});
+}

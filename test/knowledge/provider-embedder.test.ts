@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setProviderCredential } from "../../server/modules/provider-credentials/set-provider-credential";
+import { SecretBox } from "../../server/shared/crypto";
+import { type EmbeddingsStandIn, startEmbeddingsStandIn } from "../helpers/embeddings-stand-in";
+import { startTestPlatform, TEST_SECRET_KEY, type TestPlatform, type TestWorkspace } from "../helpers/platform";
+import { search, uploadDocument, waitForDocument } from "./knowledge-helpers";
+
+describe("provider embeddings (OpenAI wire format)", () => {
+	let embeddings: EmbeddingsStandIn;
+	let platform: TestPlatform;
+	let workspace: TestWorkspace;
+	let sourceId: string;
+
+	beforeAll(async () => {
+		embeddings = await startEmbeddingsStandIn({ dimensions: 32 });
+		platform = await startTestPlatform();
+		workspace = await platform.createWorkspace();
+		await setProviderCredential(platform.orm.em.fork(), new SecretBox(TEST_SECRET_KEY), {
+			workspaceId: workspace.workspaceId,
+			provider: "openai",
+			apiKey: "sk-stand-in-0123456789",
+			baseUrl: embeddings.baseUrl,
+		});
+		const response = await platform.request("POST", "/knowledge/sources", {
+			key: workspace.apiKey,
+			body: { name: "openai docs", embeddingModel: { provider: "openai", model: "text-embedding-3-small" } },
+		});
+		expect(response.status).toBe(201);
+		sourceId = ((await response.json()) as { id: string }).id;
+	});
+	afterAll(async () => {
+		await platform?.stop();
+		await embeddings?.close();
+	});
+
+	const requestsFor = (text: string) => embeddings.requests.filter((request) => request.body.input?.some((input) => input.includes(text)));
+
+	it("embeds chunks and queries with the workspace's credential, recording the model's dimensions", async () => {
+		const document = await uploadDocument(platform, workspace.apiKey, sourceId, "moths.txt", "Silver moths navigate by the lighthouse of Wrenfield.");
+		expect(await waitForDocument(platform, workspace.apiKey, sourceId, document.id)).toMatchObject({ status: "READY", chunkCount: 1 });
+		const [ingestion] = requestsFor("Silver moths");
+		expect(ingestion).toMatchObject({ authorization: "Bearer sk-stand-in-0123456789", status: 200, body: { model: "text-embedding-3-small" } });
+		const source = await (await platform.request("GET", `/knowledge/sources/${sourceId}`, { key: workspace.apiKey })).json();
+		expect(source).toMatchObject({ embeddingModel: { provider: "openai", model: "text-embedding-3-small", dimensions: 32 } });
+
+		const [hit] = await search(platform, workspace.apiKey, sourceId, { query: "silver moths Wrenfield", topK: 1 });
+		expect(hit).toMatchObject({ documentId: document.id });
+		expect(embeddings.requests.at(-1)?.body).toEqual({ model: "text-embedding-3-small", input: ["silver moths Wrenfield"] });
+	});
+
+	it("retries a 429, honouring Retry-After, and the document becomes READY", async () => {
+		embeddings.script({ kind: "error", status: 429, message: "Rate limit reached for requests", headers: { "retry-after": "1" } });
+		const document = await uploadDocument(platform, workspace.apiKey, sourceId, "rate.txt", "Patient walruses queue politely at the Gullhaven ferry.");
+		expect(await waitForDocument(platform, workspace.apiKey, sourceId, document.id)).toMatchObject({ status: "READY", chunkCount: 1 });
+		const attempts = requestsFor("Patient walruses");
+		expect(attempts.map((attempt) => attempt.status)).toEqual([429, 200]);
+		expect(attempts[1].receivedAt - attempts[0].receivedAt).toBeGreaterThanOrEqual(900);
+	});
+
+	it("fails the document with a reason when the provider answers vectors of another size, storing none", async () => {
+		embeddings.script({ kind: "vectors", dimensions: 12 });
+		const document = await uploadDocument(platform, workspace.apiKey, sourceId, "drift.txt", "Copper foxes recite tide tables in Marlowe harbour.");
+		const failed = await waitForDocument(platform, workspace.apiKey, sourceId, document.id);
+		expect(failed.status).toBe("FAILED");
+		expect(failed.failureReason).toBe("openai/text-embedding-3-small returned 12-dimensional vectors but this source holds 32-dimensional ones");
+		const chunks = await platform.orm.em.fork().getConnection().execute("select id from knowledge_chunks where document_id = ?", [document.id]);
+		expect(chunks).toEqual([]);
+	});
+
+	it("fails the document without retrying when the provider rejects the credential", async () => {
+		embeddings.script({ kind: "error", status: 401, message: "Incorrect API key provided" });
+		const document = await uploadDocument(platform, workspace.apiKey, sourceId, "denied.txt", "Lilac badgers guard the Thornbury archive.");
+		const failed = await waitForDocument(platform, workspace.apiKey, sourceId, document.id);
+		expect(failed).toMatchObject({ status: "FAILED", failureReason: "openai/text-embedding-3-small rejected the workspace's credential (HTTP 401)" });
+		expect(requestsFor("Lilac badgers").map((request) => request.status)).toEqual([401]);
+	});
+});

@@ -1,0 +1,86 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestPlatform, TEST_SECRET_KEY, type TestPlatform, type TestWorkspace } from "../helpers/platform";
+import { createSource, eventually, uploadDocument, waitForDocument } from "./knowledge-helpers";
+
+/**
+ * The command behind `npm run worker`, spawned directly: through npm, kill -9 would hit npm and
+ * leave the node process it started running.
+ */
+function startWorker(platform: TestPlatform, extraEnvironment: Record<string, string> = {}): ChildProcess {
+	return spawn(process.execPath, ["--import", "tsx", "server/worker.ts"], {
+		cwd: process.cwd(),
+		env: {
+			...process.env,
+			DATABASE_URL: platform.databaseUrl,
+			SECRET_KEY: TEST_SECRET_KEY,
+			DATA_DIR: platform.dataDirectory,
+			LOG_LEVEL: "error",
+			KNOWLEDGE_PROCESSING_TIMEOUT_SECONDS: "2",
+			...extraEnvironment,
+		},
+		stdio: ["ignore", "ignore", "inherit"],
+	});
+}
+
+async function stopWorker(worker: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+	if (worker.exitCode !== null || worker.signalCode !== null) return;
+	const exited = once(worker, "exit");
+	worker.kill(signal);
+	await exited;
+}
+
+describe("a worker killed mid-document", () => {
+	let platform: TestPlatform;
+	let workspace: TestWorkspace;
+	const workers: ChildProcess[] = [];
+
+	beforeAll(async () => {
+		// No in-process worker: only the spawned ones ingest. The sweeper still runs here.
+		platform = await startTestPlatform({ knowledge: { worker: "off", processingTimeoutSeconds: 2, sweepIntervalSeconds: 0.5 } });
+		workspace = await platform.createWorkspace();
+	});
+	afterAll(async () => {
+		for (const worker of workers) await stopWorker(worker, "SIGKILL");
+		await platform?.stop();
+	});
+
+	it("is re-queued by the sweeper and a clean run leaves no duplicate chunks", async () => {
+		const sourceId = await createSource(platform, workspace.apiKey);
+		const text = Array.from({ length: 120 }, (_, index) => `Paragraph ${index} explains how the brass orrery number ${index} is wound and oiled each spring.`).join("\n\n");
+		const document = await uploadDocument(platform, workspace.apiKey, sourceId, "orrery.txt", text);
+
+		// KNOWLEDGE_TEST_SLOW_INGEST_MS holds the worker after its claim, so it dies while PROCESSING.
+		const slow = startWorker(platform, { KNOWLEDGE_TEST_SLOW_INGEST_MS: "120000" });
+		workers.push(slow);
+		await waitForDocument(platform, workspace.apiKey, sourceId, document.id, ["PROCESSING"], 30_000);
+		await stopWorker(slow, "SIGKILL");
+
+		// The sweeper notices the stale claim and re-queues it as attempt 2.
+		const connection = platform.orm.em.fork().getConnection();
+		await eventually(async () => {
+			const [row] = await connection.execute("select status, attempts from knowledge_documents where id = ?", [document.id]);
+			return row.status === "PENDING" && row.attempts === 2;
+		}, 20_000, "the sweeper to re-queue the document");
+
+		const clean = startWorker(platform);
+		workers.push(clean);
+		const ready = await waitForDocument(platform, workspace.apiKey, sourceId, document.id, ["READY", "FAILED"], 30_000);
+		expect(ready.status).toBe("READY");
+
+		const chunks: { ordinal: number; text: string }[] = await connection.execute("select ordinal, text from knowledge_chunks where document_id = ? order by ordinal", [document.id]);
+		expect(chunks.length).toBe(ready.chunkCount);
+		expect(chunks.map((chunk) => chunk.ordinal)).toEqual(chunks.map((_, index) => index));
+		expect(new Set(chunks.map((chunk) => chunk.text)).size).toBe(chunks.length);
+
+		// The same text ingested once, cleanly, yields exactly as many chunks.
+		const reference = await uploadDocument(platform, workspace.apiKey, sourceId, "orrery-copy.txt", text);
+		expect((await waitForDocument(platform, workspace.apiKey, sourceId, reference.id, ["READY", "FAILED"], 30_000)).chunkCount).toBe(ready.chunkCount);
+
+		// The dead worker's job is stale (attempt 1): even if pg-boss hands it out again it changes nothing.
+		const [{ count }] = await connection.execute("select count(*)::int as count from knowledge_chunks where document_id = ?", [document.id]);
+		expect(count).toBe(ready.chunkCount);
+		await stopWorker(clean, "SIGTERM");
+	}, 90_000);
+});

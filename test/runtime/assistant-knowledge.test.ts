@@ -1,0 +1,101 @@
+import { describe, expect, it } from "vitest";
+import { createAssistant, createAssistantVersion, publishAssistantVersion, updateAssistantDraft } from "../../server/modules/assistants/assistants";
+import type { AssistantConfig } from "../../server/db/entities";
+import { type ProviderStandIn } from "../helpers/provider-stand-in";
+import { type TestPlatform, type TestWorkspace } from "../helpers/platform";
+import { workspaceWithCredential, useRuntimeTestbed } from "./runtime-fixtures";
+
+let platform: TestPlatform;
+let standIn: ProviderStandIn;
+
+useRuntimeTestbed((started) => ({ platform, standIn } = started));
+
+const DISTINCTIVE = "The lighthouse keeper on Skellig Varra feeds the ravens at exactly seven minutes past noon.";
+
+/** A source on the built-in embedder (the stand-in does not embed) holding one READY text document. */
+async function sourceWithDocument(workspace: TestWorkspace, name: string): Promise<string> {
+	const created = await platform.request("POST", "/knowledge/sources", { key: workspace.apiKey, body: { name, embeddingModel: { provider: "builtin", model: "builtin-hash-v1" } } });
+	expect(created.status).toBe(201);
+	const sourceId = ((await created.json()) as { id: string }).id;
+	const text = `Harbour notes.\n\n${DISTINCTIVE}\n\nThe ferry runs on Tuesdays.`;
+	const uploaded = await platform.request("POST", `/knowledge/sources/${sourceId}/documents/upload`, {
+		key: workspace.apiKey,
+		body: { filename: "ravens.txt", contentBase64: Buffer.from(text).toString("base64") },
+	});
+	expect(uploaded.status).toBe(201);
+	const documentId = ((await uploaded.json()) as { id: string }).id;
+	// Ingestion is a background job: poll its status with a deadline, never a fixed sleep.
+	const deadline = Date.now() + 20_000;
+	for (;;) {
+		const response = await platform.request("GET", `/knowledge/sources/${sourceId}/documents/${documentId}`, { key: workspace.apiKey });
+		const document = (await response.json()) as { status: string; failureReason: string | null };
+		if (document.status === "READY") return sourceId;
+		if (document.status === "FAILED") throw new Error(`ingestion failed: ${document.failureReason}`);
+		if (Date.now() > deadline) throw new Error(`document still ${document.status} after 20 s`);
+		await new Promise((resolve) => setTimeout(resolve, 50));
+	}
+}
+
+async function deploy(workspace: TestWorkspace, slug: string, knowledge: AssistantConfig["knowledge"]) {
+	const em = () => platform.orm.em.fork();
+	await createAssistant(em(), { workspaceId: workspace.workspaceId, slug, name: slug });
+	await updateAssistantDraft(em(), {
+		workspaceId: workspace.workspaceId,
+		slug,
+		patch: { provider: "openai", model: "gpt-4o-mini", systemPrompt: "You answer questions about the harbour.", variables: [], generation: { maxRetries: 0 }, knowledge },
+	});
+	const version = await createAssistantVersion(em(), { workspaceId: workspace.workspaceId, slug });
+	await publishAssistantVersion(em(), { workspaceId: workspace.workspaceId, slug, version: version.version });
+}
+
+const runAssistant = (key: string, slug: string, input: string, stream = false) =>
+	platform.request("POST", `/runtime/assistants/${slug}${stream ? "/stream" : ""}`, { key, body: { input } });
+
+const systemMessages = (index: number) =>
+	(standIn.requests[index].body.messages as { role: string; content: string }[]).filter((message) => message.role === "system").map((message) => message.content);
+
+describe("deployed assistants with knowledge", () => {
+	it("puts the top chunks of attached sources, with source and file names, in the prompt (JSON and stream)", async () => {
+		const workspace = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		const sourceId = await sourceWithDocument(workspace, "Harbour Handbook");
+		await deploy(workspace, "harbour-bot", [{ sourceId, topK: 3 }]);
+
+		const response = await runAssistant(workspace.apiKey, "harbour-bot", "When are the ravens fed by the lighthouse keeper?");
+		expect(response.status).toBe(200);
+		const [prompt, context] = systemMessages(0);
+		expect(prompt).toBe("You answer questions about the harbour.");
+		expect(context).toContain(DISTINCTIVE);
+		expect(context).toContain('source="Harbour Handbook"');
+		expect(context).toContain('file="ravens.txt"');
+		expect(context).toMatch(/untrusted/);
+		expect((standIn.requests[0].body.messages as { role: string }[]).at(-1)).toEqual({ role: "user", content: "When are the ravens fed by the lighthouse keeper?" });
+
+		const streamed = await runAssistant(workspace.apiKey, "harbour-bot", "ravens lighthouse keeper", true);
+		expect(streamed.status).toBe(200);
+		await streamed.text();
+		expect(systemMessages(1)[1]).toContain(DISTINCTIVE);
+	});
+
+	it("sends no context for a version without knowledge", async () => {
+		const workspace = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		await sourceWithDocument(workspace, "Unattached");
+		await deploy(workspace, "plain-bot", []);
+		const response = await runAssistant(workspace.apiKey, "plain-bot", "When are the ravens fed by the lighthouse keeper?");
+		expect(response.status).toBe(200);
+		expect(standIn.requests[0].body.messages).toEqual([
+			{ role: "system", content: "You answer questions about the harbour." },
+			{ role: "user", content: "When are the ravens fed by the lighthouse keeper?" },
+		]);
+	});
+
+	it("skips an attached source that has since been deleted instead of failing", async () => {
+		const workspace = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		const sourceId = await sourceWithDocument(workspace, "Doomed");
+		await deploy(workspace, "orphan-bot", [{ sourceId, topK: 2 }]);
+		const deleted = await platform.request("DELETE", `/knowledge/sources/${sourceId}`, { key: workspace.apiKey });
+		expect(deleted.status).toBeLessThan(300);
+		const response = await runAssistant(workspace.apiKey, "orphan-bot", "ravens");
+		expect(response.status).toBe(200);
+		expect(systemMessages(0)).toEqual(["You answer questions about the harbour."]);
+	});
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { type ProviderStandIn } from "../helpers/provider-stand-in";
+import { type TestPlatform } from "../helpers/platform";
+import { executeBody, workspaceWithCredential, useRuntimeTestbed } from "./runtime-fixtures";
+
+let platform: TestPlatform;
+let standIn: ProviderStandIn;
+
+useRuntimeTestbed((started) => ({ platform, standIn } = started));
+
+const call = async (path: string, key: string, body: unknown, idempotencyKey: string) => {
+	const response = await platform.request("POST", path, { key, body, headers: { "idempotency-key": idempotencyKey } });
+	return { status: response.status, headers: response.headers, text: await response.text() };
+};
+
+describe("Idempotency-Key on the runtime routes", () => {
+	it("replays the stored answer for the same key and body without calling the provider again", async () => {
+		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		standIn.script({ kind: "completion", content: "only once" });
+		const first = await call("/runtime/execute", apiKey, executeBody(), "idem-execute-1");
+		const second = await call("/runtime/execute", apiKey, executeBody(), "idem-execute-1");
+		expect(first.status).toBe(200);
+		expect(second.status).toBe(200);
+		expect(second.text).toBe(first.text);
+		expect(second.headers.get("idempotent-replayed")).toBe("true");
+		expect(second.headers.get("content-type")).toContain("application/json");
+		expect(standIn.requests).toHaveLength(1);
+	});
+
+	it("replays a whole SSE stream, event for event", async () => {
+		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		standIn.script({ kind: "completion", content: ["a", "b"] });
+		const first = await call("/runtime/stream", apiKey, executeBody(), "idem-stream-1");
+		const second = await call("/runtime/stream", apiKey, executeBody(), "idem-stream-1");
+		expect(first.text).toContain("event: done");
+		expect(second.text).toBe(first.text);
+		expect(second.headers.get("content-type")).toBe("text/event-stream");
+		expect(standIn.requests).toHaveLength(1);
+	});
+
+	it("answers 409 IDEMPOTENCY_KEY_CONFLICT for the same key with a different body", async () => {
+		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		await call("/runtime/execute", apiKey, executeBody(), "idem-conflict");
+		const other = await call("/runtime/execute", apiKey, executeBody({ model: "gpt-4o" }), "idem-conflict");
+		expect(other.status).toBe(409);
+		expect(JSON.parse(other.text).code).toBe("IDEMPOTENCY_KEY_CONFLICT");
+		expect(standIn.requests).toHaveLength(1);
+	});
+
+	it("runs a concurrent duplicate never: the second gets 409 saying the first is in progress", async () => {
+		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		standIn.script({ kind: "completion", content: "slow", delayMs: 500 });
+		const first = call("/runtime/execute", apiKey, executeBody(), "idem-concurrent");
+		await new Promise((resolve) => setTimeout(resolve, 150));
+		const second = await call("/runtime/execute", apiKey, executeBody(), "idem-concurrent");
+		expect(second.status).toBe(409);
+		expect(JSON.parse(second.text).message).toMatch(/in progress/);
+		expect((await first).status).toBe(200);
+		expect(standIn.requests).toHaveLength(1);
+	});
+
+	it("releases the key after a 5xx so a retry really runs", async () => {
+		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		standIn.script({ kind: "error", status: 500 }, { kind: "completion", content: "second try" });
+		const failed = await call("/runtime/execute", apiKey, executeBody({ config: { maxRetries: 0 } }), "idem-retry");
+		expect(failed.status).toBe(502);
+		const retried = await call("/runtime/execute", apiKey, executeBody({ config: { maxRetries: 0 } }), "idem-retry");
+		expect(retried.status).toBe(200);
+		expect(JSON.parse(retried.text).message.content).toBe("second try");
+		expect(standIn.requests).toHaveLength(2);
+	});
+
+	it("scopes keys to the workspace", async () => {
+		const one = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		const two = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		await call("/runtime/execute", one.apiKey, executeBody(), "idem-shared-name");
+		const other = await call("/runtime/execute", two.apiKey, executeBody(), "idem-shared-name");
+		expect(other.status).toBe(200);
+		expect(other.headers.get("idempotent-replayed")).toBeNull();
+		expect(standIn.requests).toHaveLength(2);
+	});
+});

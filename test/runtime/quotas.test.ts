@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { revokeApiKey } from "../../server/modules/api-keys/revoke-api-key";
+import { type RunningPlatform, startPlatform } from "../../server/platform";
+import { createLogger } from "../../server/shared/logger";
+import { type ProviderStandIn, startProviderStandIn } from "../helpers/provider-stand-in";
+import { startTestPlatform, TEST_SECRET_KEY, type TestPlatform } from "../helpers/platform";
+import { executeBody, workspaceWithCredential } from "./runtime-fixtures";
+
+let platform: TestPlatform;
+let secondInstance: RunningPlatform;
+let standIn: ProviderStandIn;
+
+beforeAll(async () => {
+	platform = await startTestPlatform();
+	// A second server over the same database: limits must hold across instances.
+	secondInstance = await startPlatform({ databaseUrl: platform.databaseUrl, secretKey: TEST_SECRET_KEY, port: 0, host: "127.0.0.1", logger: createLogger("silent") });
+	standIn = await startProviderStandIn();
+});
+afterAll(async () => {
+	await standIn?.close();
+	await secondInstance?.close();
+	await platform?.stop();
+});
+beforeEach(() => standIn.reset());
+
+const execute = (baseUrl: string, key: string, body: unknown = executeBody()) =>
+	fetch(`${baseUrl}/runtime/execute`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+
+/** Fixed one-minute windows: start a counting test well inside one so it cannot straddle two. */
+async function awayFromMinuteBoundary() {
+	const intoMinute = Date.now() % 60_000;
+	if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 100));
+}
+
+describe("quotas", () => {
+	it("limits requests per key per minute across server instances, with Retry-After", async () => {
+		const { apiKey, workspaceId } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		await platform.orm.em.fork().getConnection().execute("update workspaces set rate_limit_per_minute = 4 where id = ?", [workspaceId]);
+		await awayFromMinuteBoundary();
+		const statuses: number[] = [];
+		for (const baseUrl of [platform.url, secondInstance.url, platform.url, secondInstance.url]) statuses.push((await execute(baseUrl, apiKey)).status);
+		expect(statuses).toEqual([200, 200, 200, 200]);
+		const limited = await execute(secondInstance.url, apiKey);
+		expect(limited.status).toBe(429);
+		expect((await limited.json()).code).toBe("RATE_LIMITED");
+		const retryAfter = Number(limited.headers.get("retry-after"));
+		expect(retryAfter).toBeGreaterThanOrEqual(1);
+		expect(retryAfter).toBeLessThanOrEqual(60);
+		expect(standIn.requests).toHaveLength(4);
+	});
+
+	it("refuses generations once the workspace's monthly traced spend reaches its quota", async () => {
+		const { apiKey, workspaceId } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		await platform.orm.em.fork().getConnection().execute("update workspaces set monthly_spend_quota_micro_usd = 400 where id = ?", [workspaceId]);
+		standIn.script({ kind: "completion", usage: { prompt_tokens: 1000, completion_tokens: 500 } });
+		expect((await execute(platform.url, apiKey)).status).toBe(200);
+		await platform.runtime.traces.flush();
+		const refused = await execute(secondInstance.url, apiKey);
+		expect(refused.status).toBe(429);
+		expect((await refused.json()).code).toBe("COST_QUOTA_EXCEEDED");
+		expect(standIn.requests).toHaveLength(1);
+	});
+
+	it("rejects a revoked key on the very next request, although keys are cached", async () => {
+		const workspace = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		const key = await workspace.createKey(["runtime:execute"]);
+		expect((await execute(platform.url, key.key)).status).toBe(200);
+		expect((await execute(secondInstance.url, key.key)).status).toBe(200);
+		await revokeApiKey(platform.orm.em.fork(), { id: key.id });
+		for (const baseUrl of [platform.url, secondInstance.url]) {
+			const response = await execute(baseUrl, key.key);
+			expect(response.status).toBe(401);
+			expect((await response.json()).code).toBe("INVALID_CREDENTIALS");
+		}
+	});
+});

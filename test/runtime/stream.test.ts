@@ -1,0 +1,136 @@
+import { describe, expect, it } from "vitest";
+import { parseSseFrames, type ProviderStandIn, startProviderStandIn } from "../helpers/provider-stand-in";
+import { type TestPlatform } from "../helpers/platform";
+import { executeBody, PROVIDER_KEY, workspaceWithCredential, useRuntimeTestbed } from "./runtime-fixtures";
+
+let platform: TestPlatform;
+let standIn: ProviderStandIn;
+
+useRuntimeTestbed((started) => ({ platform, standIn } = started));
+
+async function stream(key: string, body: unknown) {
+	const response = await platform.request("POST", "/runtime/stream", { key, body });
+	const text = await response.text();
+	expect(text).not.toContain(PROVIDER_KEY);
+	return { status: response.status, headers: response.headers, text };
+}
+
+describe("POST /runtime/stream", () => {
+	it("sends delta, usage and done frames in the spec's format with SSE headers", async () => {
+		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		standIn.script({ kind: "completion", content: ["Hel", "lo", "!"], usage: { prompt_tokens: 5, completion_tokens: 3 } });
+		const result = await stream(apiKey, executeBody({ config: { temperature: 0.5 } }));
+		expect(result.status).toBe(200);
+		expect(result.headers.get("content-type")).toBe("text/event-stream");
+		expect(result.headers.get("cache-control")).toBe("no-cache");
+		expect(result.headers.get("x-accel-buffering")).toBe("no");
+		expect(result.headers.get("connection")).toBe("keep-alive");
+		expect(result.text).toBe(
+			[
+				'event: delta\ndata: {"content":"Hel"}\n\n',
+				'event: delta\ndata: {"content":"lo"}\n\n',
+				'event: delta\ndata: {"content":"!"}\n\n',
+				'event: usage\ndata: {"inputTokens":5,"outputTokens":3,"totalTokens":8}\n\n',
+				'event: done\ndata: {"finishReason":"stop"}\n\n',
+			].join(""),
+		);
+		expect(standIn.requests[0].body).toMatchObject({ stream: true, stream_options: { include_usage: true }, temperature: 0.5 });
+	});
+
+	it("flushes each delta as soon as the provider sends it", async () => {
+		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		standIn.script({ kind: "completion", content: ["first", "second"], chunkDelayMs: 400 });
+		const response = await platform.request("POST", "/runtime/stream", { key: apiKey, body: executeBody() });
+		const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+		const started = Date.now();
+		const { value } = await reader.read();
+		expect(new TextDecoder().decode(value)).toContain('"first"');
+		expect(Date.now() - started).toBeLessThan(300);
+		await reader.cancel();
+	});
+
+	it("answers with the JSON envelope when the provider fails before the first event", async () => {
+		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		standIn.script({ kind: "error", status: 401 });
+		const result = await stream(apiKey, executeBody({ config: { maxRetries: 0 } }));
+		expect(result.status).toBe(502);
+		expect(result.headers.get("content-type")).toContain("application/json");
+		expect(JSON.parse(result.text).code).toBe("PROVIDER_AUTHENTICATION_FAILED");
+
+		const missing = await stream(apiKey, executeBody({ providerName: "mistral" }));
+		expect(missing.status).toBe(400);
+		expect(JSON.parse(missing.text).code).toBe("INVALID_REQUEST");
+	});
+
+	it("retries before the first event, then streams", async () => {
+		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		standIn.script({ kind: "error", status: 503 }, { kind: "completion", content: ["ok"] });
+		const result = await stream(apiKey, executeBody({ config: { maxRetries: 2 } }));
+		expect(result.status).toBe(200);
+		expect(parseSseFrames(result.text).map((frame) => frame.event)).toEqual(["delta", "usage", "done"]);
+		expect(standIn.requests).toHaveLength(2);
+	});
+
+	it("ends with a terminal error event on a mid-stream failure, and never retries once output was streamed", async () => {
+		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		standIn.script({ kind: "completion", content: ["one", "two", "three"], failAfterChunks: 2 });
+		const result = await stream(apiKey, executeBody({ config: { maxRetries: 2 } }));
+		expect(result.status).toBe(200);
+		const frames = parseSseFrames(result.text);
+		expect(frames.map((frame) => frame.event)).toEqual(["delta", "delta", "error"]);
+		expect(frames[2].data).toMatchObject({ code: "PROVIDER_UNAVAILABLE", retryable: true, providerName: "openai" });
+		expect(typeof (frames[2].data as { message: string }).message).toBe("string");
+		expect(standIn.requests).toHaveLength(1);
+	});
+
+	it("times out mid-stream with a terminal PROVIDER_TIMEOUT error event, and 504 before the first event", async () => {
+		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		standIn.script({ kind: "completion", content: ["one", "two"], hangAfterChunks: 1 });
+		const result = await stream(apiKey, executeBody({ config: { timeoutMs: 400 } }));
+		const frames = parseSseFrames(result.text);
+		expect(frames.map((frame) => frame.event)).toEqual(["delta", "error"]);
+		expect(frames[1].data).toMatchObject({ code: "PROVIDER_TIMEOUT", providerName: "openai" });
+		await standIn.waitForClientClose(standIn.requests[0], 1000);
+
+		standIn.script({ kind: "hang" });
+		const early = await stream(apiKey, executeBody({ config: { timeoutMs: 300 } }));
+		expect(early.status).toBe(504);
+		expect(JSON.parse(early.text).code).toBe("PROVIDER_TIMEOUT");
+	});
+
+	it("closes the upstream connection within a second of the client aborting", async () => {
+		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		standIn.script({ kind: "completion", content: ["a", "b", "c", "d", "e"], chunkDelayMs: 1000 });
+		const controller = new AbortController();
+		const response = await fetch(`${platform.url}/runtime/stream`, {
+			method: "POST",
+			headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+			body: JSON.stringify(executeBody()),
+			signal: controller.signal,
+		});
+		const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+		await reader.read();
+		const abortedAt = Date.now();
+		controller.abort();
+		const closedAt = await standIn.waitForClientClose(standIn.requests[0], 2000);
+		expect(closedAt - abortedAt).toBeLessThan(1000);
+	});
+
+	it("streams through the Mistral adapter", async () => {
+		const mistral = await startProviderStandIn({ dialect: "mistral" });
+		try {
+			const { apiKey } = await workspaceWithCredential(platform, "mistral", mistral.origin);
+			mistral.script({ kind: "completion", content: ["Bon", "jour"], finishReason: "length", usage: { prompt_tokens: 3, completion_tokens: 2 } });
+			const result = await stream(apiKey, executeBody({ providerName: "mistral", model: "mistral-small-latest" }));
+			expect(parseSseFrames(result.text)).toEqual([
+				{ event: "delta", data: { content: "Bon" } },
+				{ event: "delta", data: { content: "jour" } },
+				{ event: "usage", data: { inputTokens: 3, outputTokens: 2, totalTokens: 5 } },
+				{ event: "done", data: { finishReason: "length" } },
+			]);
+			expect(mistral.requests[0].body).toMatchObject({ stream: true, model: "mistral-small-latest" });
+		} finally {
+			await mistral.close();
+		}
+	});
+});

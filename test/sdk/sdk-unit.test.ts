@@ -1,0 +1,514 @@
+/**
+ * Unit tests of the SDK against a tiny local node:http server that answers canned envelopes and
+ * event streams: error mapping, retries and idempotency keys, configuration, SSE parsing, transport
+ * failures and uploads. The real server is exercised by the end-to-end tests.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  APIConnectionError,
+  APIError,
+  APITimeoutError,
+  APIUserAbortError,
+  AuthenticationError,
+  BadRequestError,
+  type ClientOptions,
+  ConflictError,
+  DEFAULT_BASE_URL,
+  GenerationStreamError,
+  NotFoundError,
+  PermissionDeniedError,
+  PlatformClient,
+  PlatformError,
+  parseServerSentEvents,
+  parseStreamEvents,
+  RateLimitError,
+  ServerError,
+  type StreamEvent,
+} from '../../sdk/src/index';
+
+interface RecordedRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+type Handler = (request: RecordedRequest, response: ServerResponse) => void | Promise<void>;
+
+let server: Server;
+let baseURL: string;
+let handler: Handler;
+let requests: RecordedRequest[];
+
+beforeAll(async () => {
+  server = createServer((incoming, response) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => {
+      const request = {
+        method: incoming.method ?? '',
+        url: incoming.url ?? '',
+        headers: incoming.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
+      requests.push(request);
+      void handler(request, response);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+afterAll(async () => {
+  // Not between tests: closing the client's idle keep-alive sockets would fail the next request
+  // with "other side closed". Requests a test leaves hanging are closed by the client's abort.
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+function reset(next: Handler): void {
+  requests = [];
+  handler = next;
+}
+
+function makeClient(options: ClientOptions = {}): PlatformClient {
+  return new PlatformClient({ apiKey: 'csk_live_test', baseURL, maxRetries: 0, ...options });
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify(body));
+}
+
+function envelope(status: number, code: string, extra: object = {}) {
+  return { code, status, message: `canned ${code}`, ...extra };
+}
+
+const GENERATION = {
+  message: { role: 'assistant', content: 'Hello!' },
+  finishReason: 'stop',
+  usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5 },
+};
+
+const EXECUTE_BODY = {
+  providerName: 'openai' as const,
+  model: 'gpt-4o-mini',
+  messages: [{ role: 'user' as const, content: 'Say hello.' }],
+};
+
+async function expectRejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the promise to reject');
+}
+
+/** A body that delivers `chunks` one by one, as a network would. */
+function bodyOf(chunks: (string | Uint8Array)[]): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return new ReadableStream({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(typeof chunk === 'string' ? encoder.encode(chunk) : chunk);
+      controller.close();
+    },
+  });
+}
+
+async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const items: T[] = [];
+  for await (const item of iterable) items.push(item);
+  return items;
+}
+
+describe('errors', () => {
+  const cases: [number, string, typeof APIError][] = [
+    [400, 'VALIDATION_ERROR', BadRequestError],
+    [401, 'INVALID_CREDENTIALS', AuthenticationError],
+    [403, 'FORBIDDEN', PermissionDeniedError],
+    [404, 'NOT_FOUND', NotFoundError],
+    [409, 'IDEMPOTENCY_KEY_CONFLICT', ConflictError],
+    [429, 'RATE_LIMITED', RateLimitError],
+    [500, 'INTERNAL_ERROR', ServerError],
+    [418, 'SOMETHING_NEW', APIError],
+  ];
+
+  it.each(cases)('maps %i to its class, with code and request id', async (status, code, ErrorClass) => {
+    reset((_request, response) => sendJson(response, status, envelope(status, code), { 'x-request-id': `req_${status}` }));
+    const error = await expectRejection(makeClient().knowledge.sources.retrieve('ks_1'));
+    expect(error).toBeInstanceOf(ErrorClass);
+    expect((error as Error).constructor).toBe(ErrorClass);
+    expect(error).toBeInstanceOf(PlatformError);
+    const apiError = error as APIError;
+    expect(apiError.status).toBe(status);
+    expect(apiError.code).toBe(code);
+    expect(apiError.requestId).toBe(`req_${status}`);
+    expect(apiError.headers.get('x-request-id')).toBe(`req_${status}`);
+    expect(apiError.message).toContain(code);
+  });
+
+  it('maps every status of 500 and above to ServerError', async () => {
+    reset((_request, response) => sendJson(response, 504, envelope(504, 'PROVIDER_TIMEOUT')));
+    const error = await expectRejection(makeClient().runtime.execute(EXECUTE_BODY));
+    expect(error).toBeInstanceOf(ServerError);
+    expect((error as ServerError).code).toBe('PROVIDER_TIMEOUT');
+  });
+
+  it('exposes the fields of a VALIDATION_ERROR', async () => {
+    const fields = [{ field: 'messages', issue: 'At least one message is required' }];
+    reset((_request, response) => sendJson(response, 400, envelope(400, 'VALIDATION_ERROR', { fields })));
+    const error = (await expectRejection(makeClient().runtime.execute({ ...EXECUTE_BODY, messages: [] }))) as BadRequestError;
+    expect(error.fields).toEqual(fields);
+  });
+
+  it('keeps a body that is not the envelope, with no code', async () => {
+    reset((_request, response) => {
+      response.writeHead(502, { 'content-type': 'text/html' });
+      response.end('<html>Bad gateway</html>');
+    });
+    const error = (await expectRejection(makeClient().health())) as ServerError;
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error.code).toBeUndefined();
+    expect(error.body).toBe('<html>Bad gateway</html>');
+    expect(error.requestId).toBeUndefined();
+  });
+});
+
+describe('requests', () => {
+  it('sends the key as a bearer token, JSON-encodes the body and parses the answer', async () => {
+    reset((_request, response) => sendJson(response, 200, GENERATION));
+    const result = await makeClient().runtime.execute(EXECUTE_BODY);
+    expect(result).toEqual(GENERATION);
+    expect(requests).toHaveLength(1);
+    const [request] = requests;
+    expect(request.method).toBe('POST');
+    expect(request.url).toBe('/runtime/execute');
+    expect(request.headers.authorization).toBe('Bearer csk_live_test');
+    expect(request.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(request.body)).toEqual(EXECUTE_BODY);
+  });
+
+  it('keeps a path prefix of the base URL and encodes path segments and the query', async () => {
+    reset((_request, response) => sendJson(response, 200, { data: [], hasMore: false, nextCursor: null }));
+    await makeClient({ baseURL: `${baseURL}/api/` }).knowledge.documents.list('ks/1 ?', { limit: 5, cursor: 'c 1' });
+    expect(requests[0].url).toBe('/api/knowledge/sources/ks%2F1%20%3F/documents?limit=5&cursor=c+1');
+  });
+
+  it('runs an assistant from its input text', async () => {
+    reset((_request, response) => sendJson(response, 200, GENERATION));
+    await makeClient().assistants.run('support-bot', 'Where is my order?');
+    expect(requests[0].url).toBe('/runtime/assistants/support-bot');
+    expect(JSON.parse(requests[0].body)).toEqual({ input: 'Where is my order?' });
+  });
+});
+
+describe('retries', () => {
+  it('retries a 503 and succeeds, with the same Idempotency-Key on both attempts', async () => {
+    let attempts = 0;
+    reset((_request, response) => {
+      attempts += 1;
+      if (attempts === 1) sendJson(response, 503, envelope(503, 'PROVIDER_UNAVAILABLE'), { 'retry-after': '0' });
+      else sendJson(response, 200, GENERATION);
+    });
+    const result = await makeClient({ maxRetries: 2 }).runtime.execute(EXECUTE_BODY);
+    expect(result).toEqual(GENERATION);
+    expect(requests).toHaveLength(2);
+    const [first, second] = requests.map((request) => request.headers['idempotency-key']);
+    expect(first).toEqual(expect.any(String));
+    expect(second).toBe(first);
+    expect(requests[1].body).toBe(requests[0].body);
+  });
+
+  it("uses the caller's idempotency key", async () => {
+    reset((_request, response) => sendJson(response, 201, { id: 'ks_1' }));
+    await makeClient().knowledge.sources.create({ name: 'Help center' }, { idempotencyKey: 'my-key-1' });
+    expect(requests[0].headers['idempotency-key']).toBe('my-key-1');
+  });
+
+  it('does not retry a 400', async () => {
+    reset((_request, response) => sendJson(response, 400, envelope(400, 'VALIDATION_ERROR')));
+    const error = await expectRejection(makeClient({ maxRetries: 2 }).runtime.execute(EXECUTE_BODY));
+    expect(error).toBeInstanceOf(BadRequestError);
+    expect(requests).toHaveLength(1);
+  });
+
+  it('does not retry a reached spend quota, though it is a 429', async () => {
+    reset((_request, response) => sendJson(response, 429, envelope(429, 'COST_QUOTA_EXCEEDED'), { 'retry-after': '0' }));
+    const error = await expectRejection(makeClient({ maxRetries: 2 }).runtime.execute(EXECUTE_BODY));
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(requests).toHaveLength(1);
+  });
+
+  it('gives up after maxRetries and throws the last error', async () => {
+    reset((_request, response) => sendJson(response, 429, envelope(429, 'RATE_LIMITED'), { 'retry-after': '0' }));
+    const error = await expectRejection(makeClient({ maxRetries: 2 }).knowledge.sources.list());
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(requests).toHaveLength(3);
+  });
+
+  it('sends no Idempotency-Key on GET', async () => {
+    reset((_request, response) => sendJson(response, 200, { status: 'ok', database: 'ok' }));
+    await makeClient().health();
+    expect(requests[0].headers['idempotency-key']).toBeUndefined();
+  });
+});
+
+describe('configuration', () => {
+  it('throws at construction when no key is configured', () => {
+    vi.stubEnv('PLATFORM_API_KEY', '');
+    expect(() => new PlatformClient({ baseURL })).toThrow(PlatformError);
+    expect(() => new PlatformClient({ baseURL })).toThrow(/PLATFORM_API_KEY/);
+  });
+
+  it('reads the key from PLATFORM_API_KEY and the base URL from PLATFORM_BASE_URL', async () => {
+    vi.stubEnv('PLATFORM_API_KEY', 'csk_live_from_env');
+    vi.stubEnv('PLATFORM_BASE_URL', baseURL);
+    reset((_request, response) => sendJson(response, 200, { status: 'ok', database: 'ok' }));
+    const client = new PlatformClient();
+    expect(client.baseURL).toBe(baseURL);
+    await client.health();
+    expect(requests[0].headers.authorization).toBe('Bearer csk_live_from_env');
+  });
+
+  it('prefers explicit options to the environment, and defaults to the managed address', () => {
+    vi.stubEnv('PLATFORM_API_KEY', 'csk_live_from_env');
+    vi.stubEnv('PLATFORM_BASE_URL', '');
+    expect(new PlatformClient().baseURL).toBe(DEFAULT_BASE_URL);
+    vi.stubEnv('PLATFORM_BASE_URL', 'http://from-env.example');
+    expect(new PlatformClient({ baseURL: 'http://explicit.example/' }).baseURL).toBe('http://explicit.example');
+  });
+});
+
+describe('server-sent events', () => {
+  it('parses frames split at every byte, with CRLF, comments and multi-line data', async () => {
+    const text = ': keep-alive\r\nevent: delta\r\ndata: {"content":"h\u00e9"}\r\n\r\nevent: note\ndata: a\ndata: b\n\n:x\n\nevent: done\rdata: {"finishReason":"stop"}\r\r';
+    const bytes = new TextEncoder().encode(text);
+    const events = await collect(parseServerSentEvents(bodyOf([...bytes].map((byte) => Uint8Array.of(byte)))));
+    expect(events).toEqual([
+      { event: 'delta', data: '{"content":"h\u00e9"}', id: undefined },
+      { event: 'note', data: 'a\nb', id: undefined },
+      { event: 'done', data: '{"finishReason":"stop"}', id: undefined },
+    ]);
+  });
+
+  it('discards an unterminated last event', async () => {
+    const events = await collect(parseServerSentEvents(bodyOf(['event: delta\ndata: {"content":"a"}\n\nevent: delta\ndata: {"con'])));
+    expect(events.map((event) => event.data)).toEqual(['{"content":"a"}']);
+  });
+
+  it('skips unknown event names', async () => {
+    const events = await collect(
+      parseStreamEvents(parseServerSentEvents(bodyOf(['event: thinking\ndata: {"x":1}\n\ndata: untyped\n\nevent: delta\ndata: {"content":"ok"}\n\n']))),
+    );
+    expect(events).toEqual([{ event: 'delta', data: { content: 'ok' } }]);
+  });
+
+  it('streams typed events over HTTP across chunk boundaries', async () => {
+    const frames =
+      ': keep-alive\n\nevent: delta\ndata: {"content":"Hel"}\n\nevent: future\ndata: {}\n\nevent: delta\ndata: {"content":"lo \u2603"}\n\n' +
+      'event: usage\ndata: {"inputTokens":5,"outputTokens":2,"totalTokens":7}\n\nevent: done\ndata: {"finishReason":"stop"}\n\n';
+    const bytes = Buffer.from(frames, 'utf8');
+    reset(async (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': 'req_stream' });
+      // Cut mid-line, mid-field and inside the three bytes of the snowman.
+      const cuts = [3, 20, 31, bytes.indexOf(Buffer.from('\u2603')) + 1, bytes.length - 7, bytes.length];
+      let start = 0;
+      for (const cut of cuts) {
+        response.write(bytes.subarray(start, cut));
+        start = cut;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      response.end();
+    });
+    const stream = await makeClient().runtime.stream(EXECUTE_BODY);
+    expect(stream.requestId).toBe('req_stream');
+    const events: StreamEvent[] = await collect(stream);
+    expect(events).toEqual([
+      { event: 'delta', data: { content: 'Hel' } },
+      { event: 'delta', data: { content: 'lo \u2603' } },
+      { event: 'usage', data: { inputTokens: 5, outputTokens: 2, totalTokens: 7 } },
+      { event: 'done', data: { finishReason: 'stop' } },
+    ]);
+    expect(requests[0].headers.accept).toBe('text/event-stream');
+    expect(requests[0].headers['idempotency-key']).toEqual(expect.any(String));
+  });
+
+  it('collects the text and the final details', async () => {
+    reset((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end('event: delta\ndata: {"content":"a"}\n\nevent: delta\ndata: {"content":"b"}\n\nevent: usage\ndata: {"inputTokens":1,"outputTokens":2,"totalTokens":3}\n\nevent: done\ndata: {"finishReason":"length"}\n\n');
+    });
+    const stream = await makeClient().assistants.stream('support-bot', { input: 'hi', environment: 'staging' });
+    expect(await stream.finalResult()).toEqual({ text: 'ab', finishReason: 'length', usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 } });
+    expect(requests[0].url).toBe('/runtime/assistants/support-bot/stream');
+  });
+
+  it('throws a terminal error event from text() as GenerationStreamError', async () => {
+    reset((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end('event: delta\ndata: {"content":"a"}\n\nevent: error\ndata: {"code":"PROVIDER_ERROR","message":"upstream failed","retryable":true,"providerName":"openai"}\n\n');
+    });
+    const stream = await makeClient().runtime.stream(EXECUTE_BODY);
+    const error = (await expectRejection(stream.text())) as GenerationStreamError;
+    expect(error).toBeInstanceOf(GenerationStreamError);
+    expect(error).not.toBeInstanceOf(APIError);
+    expect(error).toMatchObject({ code: 'PROVIDER_ERROR', retryable: true, providerName: 'openai', message: 'upstream failed' });
+  });
+
+  it('throws a typed error when the stream does not open', async () => {
+    reset((_request, response) => sendJson(response, 404, envelope(404, 'DEPLOYMENT_NOT_FOUND')));
+    const error = await expectRejection(makeClient().assistants.stream('support-bot', 'hi'));
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect((error as NotFoundError).code).toBe('DEPLOYMENT_NOT_FOUND');
+  });
+
+  it('aborting mid-stream throws APIUserAbortError from the iteration', async () => {
+    reset((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('event: delta\ndata: {"content":"first"}\n\n');
+      // ...and nothing more: the generation "hangs".
+    });
+    const controller = new AbortController();
+    const stream = await makeClient().runtime.stream(EXECUTE_BODY, { signal: controller.signal });
+    const seen: StreamEvent[] = [];
+    const error = await expectRejection(
+      (async () => {
+        for await (const event of stream) {
+          seen.push(event);
+          controller.abort();
+        }
+      })(),
+    );
+    expect(seen).toHaveLength(1);
+    expect(error).toBeInstanceOf(APIUserAbortError);
+  });
+});
+
+describe('transport failures', () => {
+  it('a refused connection throws APIConnectionError, a PlatformError but not an APIError', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+
+    const error = await expectRejection(makeClient({ baseURL: `http://127.0.0.1:${port}` }).health());
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect(error).toBeInstanceOf(PlatformError);
+    expect(error).not.toBeInstanceOf(APIError);
+    expect((error as Error).cause).toBeDefined();
+  });
+
+  it('aborting a request throws APIUserAbortError and does not retry', async () => {
+    reset(() => {
+      // Never answers.
+    });
+    const controller = new AbortController();
+    const pending = makeClient({ maxRetries: 2 }).runtime.execute(EXECUTE_BODY, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 30);
+    const error = await expectRejection(pending);
+    expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(error).toBeInstanceOf(PlatformError);
+    expect(error).not.toBeInstanceOf(APIError);
+    expect(requests).toHaveLength(1);
+  });
+
+  it('an already aborted signal sends nothing', async () => {
+    reset((_request, response) => sendJson(response, 200, GENERATION));
+    const error = await expectRejection(makeClient().runtime.execute(EXECUTE_BODY, { signal: AbortSignal.abort() }));
+    expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(requests).toHaveLength(0);
+  });
+
+  it('a request slower than timeoutMs throws APITimeoutError, without retrying', async () => {
+    reset(() => {
+      // Never answers.
+    });
+    const error = await expectRejection(makeClient({ timeoutMs: 50, maxRetries: 2 }).runtime.execute(EXECUTE_BODY));
+    expect(error).toBeInstanceOf(APITimeoutError);
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect(error).not.toBeInstanceOf(APIError);
+    expect(requests).toHaveLength(1);
+  });
+});
+
+describe('knowledge uploads', () => {
+  const DOCUMENT = {
+    id: 'doc_1',
+    sourceId: 'ks_1',
+    filename: 'notes.md',
+    contentType: 'text/markdown',
+    byteSize: 8,
+    status: 'PENDING',
+    failureReason: null,
+    chunkCount: 0,
+    createdAt: '2026-11-23T10:00:00.000Z',
+    updatedAt: '2026-11-23T10:00:00.000Z',
+  };
+
+  it('direct upload sends the bytes base64-encoded', async () => {
+    reset((_request, response) => sendJson(response, 201, DOCUMENT));
+    await makeClient().knowledge.documents.upload('ks_1', { filename: 'notes.md', content: '# Notes\n' });
+    expect(requests[0].url).toBe('/knowledge/sources/ks_1/documents/upload');
+    expect(JSON.parse(requests[0].body)).toEqual({ filename: 'notes.md', contentBase64: Buffer.from('# Notes\n').toString('base64') });
+  });
+
+  it('uploadFile creates the upload, PUTs the bytes without the API key, then completes', async () => {
+    reset((request, response) => {
+      if (request.url === '/knowledge/sources/ks_1/documents') {
+        sendJson(response, 201, {
+          document: DOCUMENT,
+          upload: {
+            url: `${baseURL}/storage/object-1?signature=abc`,
+            method: 'PUT',
+            headers: { 'Content-Type': 'text/markdown', 'Content-Length': '8' },
+            expiresAt: '2026-11-23T10:15:00.000Z',
+          },
+        });
+      } else if (request.url.startsWith('/storage/')) {
+        response.writeHead(200);
+        response.end();
+      } else {
+        sendJson(response, 200, { ...DOCUMENT, status: 'PENDING' });
+      }
+    });
+    const document = await makeClient().knowledge.documents.uploadFile('ks_1', { filename: 'notes.md', content: new TextEncoder().encode('# Notes\n') });
+    expect(document.id).toBe('doc_1');
+    expect(requests.map((request) => `${request.method} ${request.url}`)).toEqual([
+      'POST /knowledge/sources/ks_1/documents',
+      'PUT /storage/object-1?signature=abc',
+      'POST /knowledge/sources/ks_1/documents/doc_1/complete',
+    ]);
+    expect(JSON.parse(requests[0].body)).toEqual({ filename: 'notes.md', contentType: 'text/markdown', byteSize: 8 });
+    const put = requests[1];
+    expect(put.headers.authorization).toBeUndefined();
+    expect(put.headers['idempotency-key']).toBeUndefined();
+    expect(put.headers['content-type']).toBe('text/markdown');
+    expect(put.headers['content-length']).toBe('8');
+    expect(put.body).toBe('# Notes\n');
+  });
+
+  it('a failed PUT to object storage throws an APIError with the storage body', async () => {
+    reset((request, response) => {
+      if (request.method === 'POST') {
+        sendJson(response, 201, {
+          document: DOCUMENT,
+          upload: { url: `${baseURL}/storage/object-1`, method: 'PUT', headers: { 'Content-Type': 'text/markdown' }, expiresAt: '2026-11-23T10:15:00.000Z' },
+        });
+      } else {
+        response.writeHead(403, { 'content-type': 'application/xml' });
+        response.end('<Error><Code>SignatureDoesNotMatch</Code></Error>');
+      }
+    });
+    const error = (await expectRejection(makeClient().knowledge.documents.uploadFile('ks_1', { filename: 'notes.md', content: '# Notes\n' }))) as APIError;
+    expect(error).toBeInstanceOf(PermissionDeniedError);
+    expect(error.code).toBeUndefined();
+    expect(String(error.body)).toContain('SignatureDoesNotMatch');
+  });
+});
