@@ -3,6 +3,10 @@ import { PROVIDERS, type ProviderName, ProviderCredentialSchema, WorkspaceSchema
 import { AppError, type FieldIssue } from "../../shared/app-error";
 import type { SecretBox } from "../../shared/crypto";
 import { newId } from "../../shared/ids";
+import { notifyAndAwaitListeners } from "../../db/notifications";
+
+/** Sent by a trigger on provider_credentials (migration 20261123032310); payload: workspace id. */
+export const PROVIDER_CREDENTIAL_CHANNEL = "provider_credential_changed";
 
 export interface ProviderCredentialView {
 	id: string;
@@ -13,7 +17,11 @@ export interface ProviderCredentialView {
 	updatedAt: string;
 }
 
-/** Stores (or replaces) a workspace's credential for one provider, encrypted; never returns the key. */
+/**
+ * Stores (or replaces) a workspace's credential for one provider, encrypted; never returns the key.
+ * Returns once every server process has dropped its cached client for the workspace, so the very
+ * next generation anywhere uses the new key (the trigger's own NOTIFY arrives asynchronously).
+ */
 export async function setProviderCredential(
 	em: EntityManager,
 	secrets: SecretBox,
@@ -56,6 +64,7 @@ export async function setProviderCredential(
 	credential.apiKeyHint = apiKey.slice(-4);
 	credential.baseUrl = baseUrl;
 	await em.flush();
+	await notifyAndAwaitListeners(em.config.get("clientUrl") as string, PROVIDER_CREDENTIAL_CHANNEL, input.workspaceId);
 	return {
 		id: credential.id,
 		workspaceId: input.workspaceId,

@@ -1,13 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { ProviderName } from "../../db/entities";
 import type { DatabaseNotifications } from "../../db/notifications";
+import { PROVIDER_CREDENTIAL_CHANNEL } from "../provider-credentials/set-provider-credential";
 import { createProviderAdapter } from "../../providers/create-provider-adapter";
 import type { ProviderAdapter } from "../../providers/types";
 import { AppError } from "../../shared/app-error";
 import type { SecretBox } from "../../shared/crypto";
 
-/** Sent by a trigger on provider_credentials (migration 20261123032310); payload: workspace id. */
-export const PROVIDER_CREDENTIAL_CHANNEL = "provider_credential_changed";
 const MAX_CACHED_ADAPTERS = 1000;
 
 /**

@@ -6,7 +6,8 @@ import { API_KEY_REVOKED_CHANNEL, ApiKeyCache } from "../api-keys/api-key-cache"
 import { DEPLOYMENT_CHANNEL, DeploymentResolver } from "../assistants/deployment-cache";
 import { TraceWriter } from "../traces/trace-writer";
 import { DEFAULT_QUOTAS, type QuotaDefaults, RequestQuotas } from "../quotas/consume-request-quota";
-import { PROVIDER_CREDENTIAL_CHANNEL, ProviderAdapters } from "./provider-adapters";
+import { PROVIDER_CREDENTIAL_CHANNEL } from "../provider-credentials/set-provider-credential";
+import { ProviderAdapters } from "./provider-adapters";
 import type { RuntimeDependencies } from "./run-generation";
 
 export interface RuntimeServices {
