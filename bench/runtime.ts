@@ -4,11 +4,13 @@
  * An instant local stand-in answers OpenAI's /v1/chat/completions (JSON and SSE). The same
  * keep-alive HTTP client then calls it directly, through POST /runtime/execute, and through
  * POST /runtime/assistants/:slug, at concurrency 1 and 32: p50/p99 latency, requests/s, and the
- * added latency (p50 through us minus p50 direct). Streams: time to first delta, direct vs
- * /runtime/stream. Portkey's gateway (npx @portkey-ai/gateway@1.15.2) is measured as a peer when
+ * added latency (p50 through us minus p50 direct). A bare keep-alive proxy (bench/bare-proxy.ts)
+ * is measured too: the floor any gateway process pays. Streams: time to first delta, direct vs
+ * the bare proxy vs /runtime/stream. Portkey's gateway (npx @portkey-ai/gateway@1.15.2) is measured as a peer when
  * it can be started; otherwise it is skipped. Targets: added p50 <= 1.5 ms at c=1, <= 5 ms at c=32.
  *
- * The platform runs in a child process (bench/runtime-server.ts); client and stand-in share this one.
+ * The platform and the bare proxy run in child processes (bench/runtime-server.ts,
+ * bench/bare-proxy.ts); client and stand-in share this one.
  * Database: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else postgres@127.0.0.1:5432 (a fresh
  * database is created and dropped). Results: bench/results/runtime.json.
  */
@@ -178,8 +180,14 @@ const server = spawn(process.execPath, [...(process.env.BENCH_SERVER_PROFILE_DIR
 	env: { ...process.env, DATABASE_URL: database.url, SECRET_KEY, LOG_LEVEL: "error" },
 	stdio: ["ignore", "pipe", "inherit"],
 });
-const [firstLine] = (await once(createInterface({ input: server.stdout as NonNullable<typeof server.stdout> }), "line")) as [string];
-const platform = { url: (JSON.parse(firstLine) as { url: string }).url, orm };
+const readUrl = async (child: ChildProcess) =>
+	(JSON.parse(((await once(createInterface({ input: child.stdout as NonNullable<typeof child.stdout> }), "line")) as [string])[0]) as { url: string }).url;
+const platform = { url: await readUrl(server), orm };
+const bareProxy = spawn(process.execPath, ["--import", "tsx", "bench/bare-proxy.ts"], {
+	env: { ...process.env, UPSTREAM_URL: `${standInUrl}/v1/chat/completions` },
+	stdio: ["ignore", "pipe", "inherit"],
+});
+const bareProxyUrl = await readUrl(bareProxy);
 let portkey: ChildProcess | null = null;
 const results: Record<string, unknown> = { node: process.version, date: new Date().toISOString(), standIn: "instant local OpenAI stand-in" };
 try {
@@ -199,7 +207,9 @@ try {
 	const direct: Target = { name: "direct", url: `${standInUrl}/v1/chat/completions`, headers: { authorization: "Bearer sk-bench" }, body: JSON.stringify({ model: "gpt-4o-mini", messages }) };
 	const execute: Target = { name: "/runtime/execute", url: `${platform.url}/runtime/execute`, headers: auth, body: JSON.stringify({ providerName: "openai", model: "gpt-4o-mini", messages }) };
 	const assistant: Target = { name: "/runtime/assistants/:slug", url: `${platform.url}/runtime/assistants/bench-bot`, headers: auth, body: JSON.stringify({ input: "Say hello.", variables: { name: "Ada" } }) };
+	const bare: Target = { ...direct, name: "bare proxy", url: bareProxyUrl };
 	const directStream: Target = { ...direct, name: "direct stream", body: JSON.stringify({ model: "gpt-4o-mini", messages, stream: true, stream_options: { include_usage: true } }) };
+	const bareStream: Target = { ...directStream, name: "bare proxy stream", url: bareProxyUrl };
 	const runtimeStream: Target = { ...execute, name: "/runtime/stream", url: `${platform.url}/runtime/stream` };
 
 	log("starting Portkey gateway (npx @portkey-ai/gateway@1.15.2) ...");
@@ -217,17 +227,22 @@ try {
 
 	const runs: Awaited<ReturnType<typeof measure>>[] = [];
 	for (const concurrency of [1, 32] as const) {
-		for (const target of [direct, execute, assistant, ...(portkeyTarget ? [portkeyTarget] : [])]) {
+		for (const target of [direct, bare, execute, assistant, ...(portkeyTarget ? [portkeyTarget] : [])]) {
 			runs.push(await measure(target, concurrency, REQUESTS[concurrency]));
 			log(`measured ${target.name} at c=${concurrency}`);
 		}
 	}
-	const streams = [await measure(directStream, 1, REQUESTS[1], "data: "), await measure(runtimeStream, 1, REQUESTS[1], "event: delta")];
+	const streams = [await measure(directStream, 1, REQUESTS[1], "data: "), await measure(bareStream, 1, REQUESTS[1], "data: "), await measure(runtimeStream, 1, REQUESTS[1], "event: delta")];
 
 	const added = (name: string, concurrency: number) => {
 		const base = runs.find((run) => run.target === "direct" && run.concurrency === concurrency);
 		const run = runs.find((candidate) => candidate.target === name && candidate.concurrency === concurrency);
 		return base && run ? round(run.p50Ms - base.p50Ms) : null;
+	};
+	const throughputRatio = (name: string, baseline: string) => {
+		const run = runs.find((candidate) => candidate.target === name && candidate.concurrency === 32);
+		const base = runs.find((candidate) => candidate.target === baseline && candidate.concurrency === 32);
+		return run && base ? Math.round((run.requestsPerSecond / base.requestsPerSecond) * 100) / 100 : null;
 	};
 	const table = runs.map((run) => ({ ...run, addedP50Ms: run.target === "direct" ? 0 : added(run.target, run.concurrency) }));
 	results.runs = table;
@@ -237,6 +252,9 @@ try {
 		"added p50 at c=32 (execute)": { valueMs: added("/runtime/execute", 32), targetMs: 5 },
 		"added p50 at c=1 (assistant)": { valueMs: added("/runtime/assistants/:slug", 1), targetMs: 1.5 },
 		"added p50 at c=32 (assistant)": { valueMs: added("/runtime/assistants/:slug", 32), targetMs: 5 },
+		"added first delta p50 (stream)": { valueMs: (results.streams as { addedFirstDeltaP50Ms: number }[])[2].addedFirstDeltaP50Ms, targetMs: 2 },
+		"throughput at c=32, execute / portkey": { ratio: throughputRatio("/runtime/execute", "portkey gateway"), target: 5 },
+		"throughput at c=32, execute / bare proxy": { ratio: throughputRatio("/runtime/execute", "bare proxy"), target: null },
 	};
 
 	console.table(table.map((run) => ({ target: run.target, c: run.concurrency, "p50 ms": run.p50Ms, "p99 ms": run.p99Ms, "req/s": run.requestsPerSecond, "added p50 ms": run.addedP50Ms, failures: run.failures })));
@@ -248,7 +266,8 @@ try {
 } finally {
 	stopPortkey(portkey);
 	server.kill("SIGTERM");
-	await once(server, "exit");
+	bareProxy.kill("SIGTERM");
+	await Promise.all([once(server, "exit"), once(bareProxy, "exit")]);
 	await orm.close();
 	standIn.close();
 	standIn.closeAllConnections();

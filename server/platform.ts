@@ -1,8 +1,8 @@
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import { openDatabase, type Orm } from "./db/orm";
-import { createHttpApp } from "./http/app";
+import { createRequestListener } from "./http/app";
 import { type RuntimeServices, startRuntime } from "./modules/runtime/start-runtime";
 import { DEFAULT_QUOTAS, type QuotaDefaults } from "./modules/quotas/consume-request-quota";
 import { DEFAULT_KNOWLEDGE_OPTIONS, type KnowledgeOptions } from "./knowledge/options";
@@ -52,8 +52,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 	});
 	const quotas = { ...DEFAULT_QUOTAS, ...options.quotas };
 	const runtime = await startRuntime({ orm, databaseUrl: options.databaseUrl, secrets, logger, quotas });
-	const app = createHttpApp({ orm, logger, secrets, knowledge, runtime: runtime.dependencies, apiKeys: runtime.apiKeys, quotas, requestQuotas: runtime.requestQuotas, get publicBaseUrl() { return publicBaseUrl; } });
-	const server = app.listen(options.port, options.host ?? "0.0.0.0");
+	const listener = createRequestListener({ orm, logger, secrets, knowledge, runtime: runtime.dependencies, apiKeys: runtime.apiKeys, quotas, requestQuotas: runtime.requestQuotas, get publicBaseUrl() { return publicBaseUrl; } });
+	const server = createServer(listener).listen(options.port, options.host ?? "0.0.0.0");
 	await once(server, "listening");
 	// Slow clients must not hold sockets forever; long generations stream, so no overall timeout.
 	server.headersTimeout = 30_000;

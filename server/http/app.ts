@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { createExpressEndpoints } from "@ts-rest/express";
 import express from "express";
 import { healthContract } from "../../contract/health";
@@ -8,19 +9,31 @@ import { jsonBody } from "./middleware/json-body";
 import { requestId } from "./middleware/request-id";
 import { createHealthRouter } from "./routers/health";
 import { createKnowledgeRouter, knowledgeRoutes } from "./routers/knowledge";
-import { createRuntimeRouter, runtimeRoutes } from "./routers/runtime";
+import { runtimeRoutes } from "./routers/runtime";
 import { idempotency } from "./middleware/idempotency";
-import { enforceQuotas } from "./middleware/quotas";
-import { DEFAULT_QUOTAS, RequestQuotas } from "../modules/quotas/consume-request-quota";
 import { ProviderAdapters } from "../modules/runtime/provider-adapters";
 import { DeploymentResolver } from "../modules/assistants/deployment-cache";
 import { createUploadsRouter } from "./routers/uploads";
+import { createNodeRouter } from "./node-router";
+import { DEFAULT_QUOTAS, RequestQuotas } from "../modules/quotas/consume-request-quota";
 
 /**
- * The Express app. Per contract route: request id -> API key and scope -> JSON body -> ts-rest
- * validation -> handler; anything else -> 404 envelope; every error -> the spec's envelope.
+ * The HTTP server's request listener. The runtime routes (the hot path) are served by the node
+ * router; everything else by Express. Per contract route, in both: request id -> API key and
+ * scope -> JSON body -> contract validation -> handler; anything else -> 404 envelope; every
+ * error -> the spec's envelope.
  */
-export function createHttpApp(dependencies: HttpDependencies): express.Express {
+export function createRequestListener(dependencies: HttpDependencies): (request: IncomingMessage, response: ServerResponse) => void {
+	const runtime = dependencies.runtime ?? {
+		em: () => dependencies.orm.em.fork(),
+		adapters: new ProviderAdapters(dependencies.secrets),
+		deployments: new DeploymentResolver(),
+	};
+	const requestQuotas = dependencies.requestQuotas ?? new RequestQuotas(dependencies.quotas ?? DEFAULT_QUOTAS);
+	return createNodeRouter({ ...dependencies, requestQuotas }, runtimeRoutes(runtime), createExpressApp(dependencies));
+}
+
+function createExpressApp(dependencies: HttpDependencies): express.Express {
 	const app = express();
 	app.disable("x-powered-by");
 	app.set("etag", false);
@@ -36,15 +49,8 @@ export function createHttpApp(dependencies: HttpDependencies): express.Express {
 		requestValidationErrorHandler: validationErrorHandler as never,
 	};
 	createExpressEndpoints(healthContract, createHealthRouter(dependencies), app, options);
-	createExpressEndpoints(knowledgeRoutes, createKnowledgeRouter(dependencies), app, options);
-	const runtime = dependencies.runtime ?? {
-		em: () => dependencies.orm.em.fork(),
-		adapters: new ProviderAdapters(dependencies.secrets),
-		deployments: new DeploymentResolver(),
-	};
-	// Rate limit, spend quota and Idempotency-Key apply to the runtime routes; other routers can add them.
-	const runtimeOptions = { ...options, globalMiddleware: [...options.globalMiddleware, enforceQuotas(dependencies, dependencies.requestQuotas ?? new RequestQuotas(dependencies.quotas ?? DEFAULT_QUOTAS)), idempotency(dependencies)] as never[] };
-	createExpressEndpoints(runtimeRoutes, createRuntimeRouter({ ...dependencies, runtime }), app, runtimeOptions);
+	// Idempotency-Key applies to the knowledge writes whose contract says `idempotent`.
+	createExpressEndpoints(knowledgeRoutes, createKnowledgeRouter(dependencies), app, { ...options, globalMiddleware: [...options.globalMiddleware, idempotency(dependencies)] as never[] });
 	// Presigned-upload PUTs: raw bytes, no API key, so outside the contract and its middleware.
 	app.use(createUploadsRouter(dependencies));
 

@@ -1,5 +1,5 @@
 import { Readable } from "node:stream";
-import type { Request, Response } from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TStreamError } from "../../contract/schemas/runtime";
 import { ProviderError } from "../providers/provider-error";
 import type { ProviderStreamEvent } from "../providers/types";
@@ -60,7 +60,7 @@ async function* encodeEvents(first: ProviderStreamEvent, rest: AsyncIterator<Pro
 }
 
 /** An AbortSignal that fires when the client goes away before the response has been sent in full. */
-export function abortSignalOnClientClose(response: Response): AbortSignal {
+export function abortSignalOnClientClose(response: ServerResponse): AbortSignal {
 	const controller = new AbortController();
 	response.once("close", () => {
 		if (!response.writableFinished) controller.abort(new Error("client closed the connection"));
@@ -72,11 +72,11 @@ export function abortSignalOnClientClose(response: Response): AbortSignal {
  * Opens the SSE response once the first upstream event is in hand: failures before it (missing
  * credential, provider 4xx/5xx, exhausted retries, timeout) still get the JSON envelope with the
  * right status (spec, Runtime rule 4), at the cost of sending no bytes until the model starts.
- * Returns the body for ts-rest, which pipes a Readable into the response.
+ * Returns the body; the caller pipes it into the response.
  */
 export async function openSseStream(
-	request: Request,
-	response: Response,
+	request: IncomingMessage,
+	response: ServerResponse,
 	events: AsyncGenerator<ProviderStreamEvent, void, undefined>,
 	options: { keepAliveMs?: number; onError?: (error: unknown) => void } = {},
 ): Promise<Readable> {

@@ -14,11 +14,11 @@ export function authenticate(dependencies: HttpDependencies) {
 		if (!scope) return next();
 		try {
 			const token = readBearerToken(request.header("authorization"));
-			const em = dependencies.orm.em.fork();
+			const em = () => dependencies.orm.em.fork();
 			// Only runtime routes use the key cache; revokeApiKey returns only once every process has
 			// dropped the key (server/db/notifications.ts, notifyAndAwaitListeners), so revocation stays immediate.
 			const cache = scope === "runtime:execute" ? dependencies.apiKeys : undefined;
-			const principal = await (cache ? cache.authenticate(em, token) : authenticateApiKey(em, token));
+			const principal = await (cache ? cache.authenticate(em, token) : authenticateApiKey(em(), token));
 			requireScope(principal, scope);
 			request.principal = principal;
 			next();

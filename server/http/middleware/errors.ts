@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from "express";
 import { RequestValidationError } from "@ts-rest/express";
 import type { TErrorEnvelope } from "../../../contract/schemas/common";
@@ -9,12 +10,21 @@ import { REQUEST_BODY_LIMIT_BYTES } from "./json-body";
 /** Past this, a client still sending a rejected body is cut off rather than drained. */
 const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
 
-export function sendError(request: Request, response: Response, error: AppError): void {
+/** The spec's error envelope; plain node:http, so Express routes and the node router share it. */
+export function sendError(request: IncomingMessage, response: ServerResponse, error: AppError): void {
 	const envelope: TErrorEnvelope = { code: error.code, status: error.status, message: error.message };
 	if (error.fields) envelope.fields = error.fields;
 	for (const [name, value] of Object.entries(error.headers ?? {})) response.setHeader(name, value);
 	drainUnreadBody(request);
-	response.status(error.status).json(envelope);
+	sendJson(response, error.status, envelope);
+}
+
+export function sendJson(response: ServerResponse, status: number, body: unknown): void {
+	const text = JSON.stringify(body);
+	response.statusCode = status;
+	response.setHeader("Content-Type", "application/json; charset=utf-8");
+	response.setHeader("Content-Length", Buffer.byteLength(text));
+	response.end(text);
 }
 
 /**
@@ -22,7 +32,7 @@ export function sendError(request: Request, response: Response, error: AppError)
  * socket makes the client see a reset instead of our envelope; reading and discarding the rest
  * lets it finish sending and read the answer.
  */
-function drainUnreadBody(request: Request): void {
+function drainUnreadBody(request: IncomingMessage): void {
 	if (request.complete || request.readableEnded) return;
 	let drained = 0;
 	request.unpipe();
@@ -55,7 +65,7 @@ interface BodyParserError extends Error {
 	status?: number;
 }
 
-function toAppError(error: unknown): AppError | undefined {
+export function toAppError(error: unknown): AppError | undefined {
 	if (error instanceof AppError) return error;
 	const parserError = error as BodyParserError;
 	switch (parserError?.type) {
@@ -74,21 +84,31 @@ function toAppError(error: unknown): AppError | undefined {
 	return undefined;
 }
 
-export function errorHandler(logger: Logger): ErrorRequestHandler {
-	return (error, request, response, next) => {
-		if (error instanceof RequestValidationError) return validationErrorHandler(error, request, response);
-		const known = toAppError(error);
-		if (known) {
-			if (known.status >= 500) logger.warn("request failed upstream", { requestId: request.requestId, code: known.code, message: known.message });
-			if (response.headersSent) return next(error);
-			return sendError(request, response, known);
-		}
-		// Anything else is our fault: log it with the request id, tell the caller nothing internal.
-		logger.error("request failed", { requestId: request.requestId, method: request.method, path: request.path, error });
+/**
+ * Answers any failure with the envelope. Known errors keep their code and status; anything else is
+ * our fault: logged with the request id, and the caller learns nothing internal.
+ */
+export function respondWithError(logger: Logger, requestId: string, request: IncomingMessage, response: ServerResponse, error: unknown): void {
+	const known = toAppError(error);
+	if (known) {
+		if (known.status >= 500) logger.warn("request failed upstream", { requestId, code: known.code, message: known.message });
 		if (response.headersSent) {
 			response.destroy();
 			return;
 		}
-		sendError(request, response, new AppError("INTERNAL_ERROR", `Internal error; quote request id ${request.requestId} when reporting it`));
+		return sendError(request, response, known);
+	}
+	logger.error("request failed", { requestId, method: request.method, path: request.url?.split("?")[0], error });
+	if (response.headersSent) {
+		response.destroy();
+		return;
+	}
+	sendError(request, response, new AppError("INTERNAL_ERROR", `Internal error; quote request id ${requestId} when reporting it`));
+}
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+	return (error, request, response, _next) => {
+		if (error instanceof RequestValidationError) return validationErrorHandler(error, request, response);
+		respondWithError(logger, request.requestId, request, response, error);
 	};
 }

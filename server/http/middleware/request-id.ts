@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestHandler } from "express";
 import { takeRandomBytes } from "../../shared/ids";
 
@@ -10,11 +11,16 @@ function newRequestId(): string {
 }
 
 /** Every response carries X-Request-Id; a well-formed one from a proxy is kept for correlation. */
+export function assignRequestId(request: IncomingMessage, response: ServerResponse): string {
+	const incoming = request.headers["x-request-id"];
+	const requestId = typeof incoming === "string" && CLIENT_REQUEST_ID.test(incoming) ? incoming : newRequestId();
+	response.setHeader("X-Request-Id", requestId);
+	return requestId;
+}
+
 export function requestId(): RequestHandler {
 	return (request, response, next) => {
-		const incoming = request.header("x-request-id");
-		request.requestId = incoming && CLIENT_REQUEST_ID.test(incoming) ? incoming : newRequestId();
-		response.setHeader("X-Request-Id", request.requestId);
+		request.requestId = assignRequestId(request, response);
 		next();
 	};
 }

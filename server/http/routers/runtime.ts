@@ -1,22 +1,23 @@
-import { initServer } from "@ts-rest/express";
-import type { Request } from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { runtimeContract } from "../../../contract/runtime";
-import type { TAssistantRunInput, TExecuteRequest } from "../../../contract/schemas/runtime";
+import type { TAssistantRunInput } from "../../../contract/schemas/runtime";
+import type { ApiKeyPrincipal } from "../../modules/api-keys/authenticate-api-key";
 import { prepareAssistantGeneration } from "../../modules/assistants/prepare-assistant-generation";
 import { type GenerationInput, executeGeneration, type RuntimeDependencies, streamGeneration } from "../../modules/runtime/run-generation";
-import { type HttpDependencies, principalOf } from "../context";
+import { sendJson } from "../middleware/errors";
+import { nodeRoute, type NodeRoute, type NodeRouteContext } from "../node-router";
 import { abortSignalOnClientClose, openSseStream } from "../sse";
 
-/** The runtime routes served so far; the rest of runtimeContract joins as it is built. */
-export const runtimeRoutes = {
-	execute: runtimeContract.execute,
-	stream: runtimeContract.stream,
-	runAssistant: runtimeContract.runAssistant,
-	streamAssistant: runtimeContract.streamAssistant,
-};
+function assistantInput(runtime: RuntimeDependencies, principal: ApiKeyPrincipal, slug: string, run: TAssistantRunInput): Promise<GenerationInput> {
+	return prepareAssistantGeneration(runtime.em, runtime.deployments, {
+		origin: { workspaceId: principal.workspaceId, apiKeyId: principal.apiKeyId },
+		slug,
+		run,
+		logger: runtime.logger,
+	});
+}
 
-function adHocInput(request: Request, body: TExecuteRequest): GenerationInput {
-	const principal = principalOf(request);
+function adHocInput({ principal, body }: NodeRouteContext<typeof runtimeContract.execute>): GenerationInput {
 	return {
 		origin: { workspaceId: principal.workspaceId, apiKeyId: principal.apiKeyId },
 		providerName: body.providerName,
@@ -26,37 +27,31 @@ function adHocInput(request: Request, body: TExecuteRequest): GenerationInput {
 	};
 }
 
-function assistantInput(runtime: RuntimeDependencies, request: Request, slug: string, run: TAssistantRunInput): Promise<GenerationInput> {
-	const principal = principalOf(request);
-	return prepareAssistantGeneration(runtime.em(), runtime.deployments, {
-		origin: { workspaceId: principal.workspaceId, apiKeyId: principal.apiKeyId },
-		slug,
-		run,
-		logger: runtime.logger,
-	});
+interface Exchange {
+	request: IncomingMessage;
+	response: ServerResponse;
 }
 
-/** ts-rest types the SSE body as the contract's string; at run time it pipes the Readable we return. */
-type SseBody = string;
+async function answer(runtime: RuntimeDependencies, { response }: Exchange, input: GenerationInput): Promise<void> {
+	sendJson(response, 200, await executeGeneration(runtime, input, abortSignalOnClientClose(response)));
+}
 
-export function createRuntimeRouter(dependencies: HttpDependencies & { runtime: RuntimeDependencies }) {
-	const { runtime } = dependencies;
-	return initServer().router(runtimeRoutes, {
-		execute: async ({ body, req, res }) => ({
-			status: 200,
-			body: await executeGeneration(runtime, adHocInput(req, body), abortSignalOnClientClose(res)),
-		}),
-		stream: async ({ body, req, res }) => ({
-			status: 200,
-			body: (await openSseStream(req, res, streamGeneration(runtime, adHocInput(req, body), abortSignalOnClientClose(res)))) as unknown as SseBody,
-		}),
-		runAssistant: async ({ params, body, req, res }) => ({
-			status: 200,
-			body: await executeGeneration(runtime, await assistantInput(runtime, req, params.slug, body), abortSignalOnClientClose(res)),
-		}),
-		streamAssistant: async ({ params, body, req, res }) => {
-			const input = await assistantInput(runtime, req, params.slug, body);
-			return { status: 200, body: (await openSseStream(req, res, streamGeneration(runtime, input, abortSignalOnClientClose(res)))) as unknown as SseBody };
-		},
-	});
+async function stream(runtime: RuntimeDependencies, { request, response }: Exchange, input: GenerationInput): Promise<void> {
+	const body = await openSseStream(request, response, streamGeneration(runtime, input, abortSignalOnClientClose(response)));
+	response.statusCode = 200;
+	body.pipe(response);
+}
+
+/** The runtime routes, served on the node router (server/http/node-router.ts): the hot path. */
+export function runtimeRoutes(runtime: RuntimeDependencies): NodeRoute[] {
+	return [
+		nodeRoute(runtimeContract.execute, (context) => answer(runtime, context, adHocInput(context))),
+		nodeRoute(runtimeContract.stream, (context) => stream(runtime, context, adHocInput(context))),
+		nodeRoute(runtimeContract.runAssistant, async (context) =>
+			answer(runtime, context, await assistantInput(runtime, context.principal, context.params.slug, context.body)),
+		),
+		nodeRoute(runtimeContract.streamAssistant, async (context) =>
+			stream(runtime, context, await assistantInput(runtime, context.principal, context.params.slug, context.body)),
+		),
+	];
 }

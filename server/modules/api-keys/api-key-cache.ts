@@ -20,13 +20,14 @@ export class ApiKeyCache {
 		notifications?.onReset(() => this.clear());
 	}
 
-	async authenticate(em: EntityManager, token: string): Promise<ApiKeyPrincipal> {
-		if (!this.notifications?.listening) return authenticateApiKey(em, token);
+	/** `em` is only called on a miss: a cached key costs no EntityManager. */
+	async authenticate(em: () => EntityManager, token: string): Promise<ApiKeyPrincipal> {
+		if (!this.notifications?.listening) return authenticateApiKey(em(), token);
 		const hash = hashApiKey(token);
 		const cached = this.byHash.get(hash);
 		if (cached) return cached;
 		const generation = this.generation;
-		const principal = await authenticateApiKey(em, token);
+		const principal = await authenticateApiKey(em(), token);
 		if (generation === this.generation && this.notifications.listening) {
 			if (this.byHash.size >= MAX_CACHED_KEYS) this.byHash.delete(this.byHash.keys().next().value as string);
 			this.byHash.set(hash, principal);

@@ -52,13 +52,14 @@ export class DeploymentResolver {
 		notifications?.onReset(() => this.clear());
 	}
 
-	async resolve(em: EntityManager, input: { workspaceId: string; slug: string; environment: string }): Promise<ResolvedDeployment> {
-		if (!this.notifications?.listening) return loadDeployment(em, input);
+	/** `em` is only called on a miss: a cached answer costs no EntityManager. */
+	async resolve(em: () => EntityManager, input: { workspaceId: string; slug: string; environment: string }): Promise<ResolvedDeployment> {
+		if (!this.notifications?.listening) return loadDeployment(em(), input);
 		const key = `${input.workspaceId}\u0000${input.slug}\u0000${input.environment}`;
 		const cached = this.entries.get(key);
 		if (cached) return cached;
 		const generation = this.generation;
-		const loaded = await loadDeployment(em, input);
+		const loaded = await loadDeployment(em(), input);
 		if (generation === this.generation && this.notifications.listening) this.entries.set(key, loaded);
 		return loaded;
 	}

@@ -14,7 +14,7 @@ import { formatKnowledgeContext, retrieveKnowledge } from "./retrieve-knowledge-
  * them, as a second system message fenced as untrusted reference material.
  */
 export async function prepareAssistantGeneration(
-	em: EntityManager,
+	em: () => EntityManager,
 	deployments: DeploymentResolver,
 	input: { origin: Omit<GenerationOrigin, "assistant">; slug: string; run: TAssistantRunInput; logger?: Logger },
 ): Promise<GenerationInput> {
@@ -23,7 +23,7 @@ export async function prepareAssistantGeneration(
 	const { config } = deployment;
 	const values = resolveVariables(config.variables, input.run.variables);
 	const systemPrompt = renderPromptTemplate(config.systemPrompt, values, config.variables);
-	const chunks = await retrieveKnowledge(em, { workspaceId: input.origin.workspaceId, query: input.run.input, knowledge: config.knowledge ?? [], logger: input.logger });
+	const chunks = await retrieveKnowledge(em(), { workspaceId: input.origin.workspaceId, query: input.run.input, knowledge: config.knowledge ?? [], logger: input.logger });
 	return {
 		origin: { ...input.origin, assistant: { assistantId: deployment.assistantId, versionId: deployment.versionId, environment } },
 		providerName: config.provider as GenerationInput["providerName"],

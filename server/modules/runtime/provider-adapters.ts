@@ -31,12 +31,13 @@ export class ProviderAdapters {
 		});
 	}
 
-	async forWorkspace(em: EntityManager, workspaceId: string, providerName: ProviderName): Promise<ProviderAdapter> {
+	/** `em` is only called on a miss: a cached adapter costs no EntityManager. */
+	async forWorkspace(em: () => EntityManager, workspaceId: string, providerName: ProviderName): Promise<ProviderAdapter> {
 		const cacheKey = `${workspaceId}\u0000${providerName}`;
 		const cached = this.adapters.get(cacheKey);
 		if (cached && this.notifications?.listening) return cached.adapter;
 		const generation = this.generation;
-		const rows: { encrypted_api_key: string; base_url: string | null }[] = await em
+		const rows: { encrypted_api_key: string; base_url: string | null }[] = await em()
 			.getConnection()
 			.execute("select encrypted_api_key, base_url from provider_credentials where workspace_id = ? and provider = ?", [workspaceId, providerName]);
 		const row = rows[0];

@@ -66,7 +66,7 @@ function asProviderError(error: unknown, providerName: string): ProviderError {
 
 /** POST /runtime/execute and the assistant endpoint: one answer, retried on transient failures. */
 export async function executeGeneration(dependencies: RuntimeDependencies, input: GenerationInput, callerSignal?: AbortSignal): Promise<TGenerationResult> {
-	const adapter = await dependencies.adapters.forWorkspace(dependencies.em(), input.origin.workspaceId, input.providerName);
+	const adapter = await dependencies.adapters.forWorkspace(dependencies.em, input.origin.workspaceId, input.providerName);
 	const deadline = new GenerationDeadline(input.config.timeoutMs ?? GENERATION_DEFAULTS.timeoutMs, callerSignal);
 	const maxRetries = input.config.maxRetries ?? GENERATION_DEFAULTS.maxRetries;
 	const startedAt = Date.now();
@@ -119,7 +119,7 @@ export async function* streamGeneration(
 	input: GenerationInput,
 	callerSignal?: AbortSignal,
 ): AsyncGenerator<ProviderStreamEvent, void, undefined> {
-	const adapter = await dependencies.adapters.forWorkspace(dependencies.em(), input.origin.workspaceId, input.providerName);
+	const adapter = await dependencies.adapters.forWorkspace(dependencies.em, input.origin.workspaceId, input.providerName);
 	const deadline = new GenerationDeadline(input.config.timeoutMs ?? GENERATION_DEFAULTS.timeoutMs, callerSignal);
 	const maxRetries = input.config.maxRetries ?? GENERATION_DEFAULTS.maxRetries;
 	const startedAt = Date.now();
