@@ -83,6 +83,23 @@ describe("POST /runtime/stream", () => {
 		expect(standIn.requests).toHaveLength(1);
 	});
 
+	it("reads CRLF-framed SSE and ends with the provider's own words when it reports an error object mid-stream", async () => {
+		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		const chunk = (content: string) => `data: ${JSON.stringify({ object: "chat.completion.chunk", choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\r\n\r\n`;
+		standIn.script({
+			kind: "raw",
+			status: 200,
+			headers: { "content-type": "text/event-stream" },
+			body: `: comment\r\n\r\n${chunk("par")}${chunk("tial")}data: ${JSON.stringify({ error: { message: "The server had an error while processing your request", type: "server_error" } })}\r\n\r\n`,
+		});
+		const result = await stream(apiKey, executeBody());
+		const frames = parseSseFrames(result.text);
+		expect(frames.map((frame) => frame.event)).toEqual(["delta", "delta", "error"]);
+		expect(frames.slice(0, 2).map((frame) => (frame.data as { content: string }).content)).toEqual(["par", "tial"]);
+		expect(frames[2].data).toMatchObject({ code: "PROVIDER_ERROR", retryable: false, providerName: "openai" });
+		expect((frames[2].data as { message: string }).message).toContain("The server had an error while processing your request");
+	});
+
 	it("times out mid-stream with a terminal PROVIDER_TIMEOUT error event, and 504 before the first event", async () => {
 		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
 		standIn.script({ kind: "completion", content: ["one", "two"], hangAfterChunks: 1 });

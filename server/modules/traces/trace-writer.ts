@@ -1,5 +1,6 @@
 import type { OptionalProps } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { type RawConnection, rawConnection } from "../../db/raw-connection";
 import type { Trace } from "../../db/entities";
 import { newId } from "../../shared/ids";
 import type { Logger } from "../../shared/logger";
@@ -44,7 +45,7 @@ export function traceOf(outcome: GenerationOutcome): PendingTrace {
 }
 
 /** The quota check reads these counters rather than summing a month of traces on every request. */
-async function addToMonthlySpend(connection: ReturnType<EntityManager["getConnection"]>, batch: PendingTrace[]): Promise<void> {
+async function addToMonthlySpend(connection: RawConnection, batch: PendingTrace[]): Promise<void> {
 	const totals = new Map<string, { workspace: string; month: string; cost: number }>();
 	for (const trace of batch) {
 		if (trace.costMicroUsd <= 0) continue;
@@ -56,8 +57,8 @@ async function addToMonthlySpend(connection: ReturnType<EntityManager["getConnec
 	}
 	if (totals.size === 0) return;
 	const rows = [...totals.values()];
-	await connection.execute(
-		`insert into workspace_monthly_spend (workspace, month, cost_micro_usd) values ${rows.map(() => "(?, ?, ?)").join(",")}
+	await connection.query(
+		`insert into workspace_monthly_spend (workspace, month, cost_micro_usd) values ${rows.map((_, index) => `($${index * 3 + 1}, $${index * 3 + 2}, $${index * 3 + 3})`).join(",")}
 		 on conflict (workspace, month) do update set cost_micro_usd = workspace_monthly_spend.cost_micro_usd + excluded.cost_micro_usd`,
 		rows.flatMap((row) => [row.workspace, row.month, row.cost]),
 	);
@@ -109,27 +110,9 @@ export class TraceWriter {
 
 	private async write(batch: PendingTrace[]): Promise<void> {
 		try {
-			const connection = this.em().getConnection();
-			// Workspaces that switched content storage off keep metadata only (Workspace.storeTraceContent).
-			const workspaceIds = [...new Set(batch.map((trace) => trace.workspace))];
-			const rows: { id: string }[] = await connection.execute(
-				`select id from workspaces where id in (${workspaceIds.map(() => "?").join(",")}) and store_trace_content = false`,
-				workspaceIds,
-			);
-			const withoutContent = new Set(rows.map((row) => row.id));
-			const values: unknown[] = [];
-			for (const trace of batch) {
-				const keep = !withoutContent.has(trace.workspace);
-				values.push(
-					trace.id, trace.workspace, trace.apiKey, trace.kind, trace.streamed, trace.assistant, trace.version, trace.environment,
-					trace.provider, trace.model, keep ? JSON.stringify(trace.input) : null, keep ? trace.output : null, trace.latencyMs,
-					trace.timeToFirstTokenMs, trace.inputTokens, trace.outputTokens, trace.totalTokens, trace.costMicroUsd, trace.finishReason,
-					trace.errorCode, trace.errorMessage, trace.createdAt,
-				);
-			}
-			const placeholders = batch.map(() => `(${COLUMNS.map(() => "?").join(",")})`).join(",");
-			await connection.execute(`insert into traces (${COLUMNS.join(",")}) values ${placeholders}`, values);
-			await addToMonthlySpend(connection, batch);
+			// pg's own $n parameters: em.execute's `?` interpolation quoted every one of the batch's
+			// 2,200 values in JavaScript. One transaction: a batch's traces and its spend land together.
+			await this.em().transactional(async (tx) => this.insert(await rawConnection(tx), batch));
 			this.onFlushed?.(batch);
 		} catch (error) {
 			this.logger.error("traces not written", { count: batch.length, error });
@@ -138,6 +121,26 @@ export class TraceWriter {
 			this.logger.warn("traces dropped: buffer full", { count: this.dropped });
 			this.dropped = 0;
 		}
+	}
+
+	private async insert(connection: RawConnection, batch: PendingTrace[]): Promise<void> {
+		// Workspaces that switched content storage off keep metadata only (Workspace.storeTraceContent).
+		const workspaceIds = [...new Set(batch.map((trace) => trace.workspace))];
+		const { rows } = await connection.query<{ id: string }>("select id from workspaces where id = any($1) and store_trace_content = false", [workspaceIds]);
+		const withoutContent = new Set(rows.map((row) => row.id));
+		const values: unknown[] = [];
+		for (const trace of batch) {
+			const keep = !withoutContent.has(trace.workspace);
+			values.push(
+				trace.id, trace.workspace, trace.apiKey, trace.kind, trace.streamed, trace.assistant, trace.version, trace.environment,
+				trace.provider, trace.model, keep ? JSON.stringify(trace.input) : null, keep ? trace.output : null, trace.latencyMs,
+				trace.timeToFirstTokenMs, trace.inputTokens, trace.outputTokens, trace.totalTokens, trace.costMicroUsd, trace.finishReason,
+				trace.errorCode, trace.errorMessage, trace.createdAt,
+			);
+		}
+		const placeholders = batch.map((_, row) => `(${COLUMNS.map((_, column) => `$${row * COLUMNS.length + column + 1}`).join(",")})`).join(",");
+		await connection.query(`insert into traces (${COLUMNS.join(",")}) values ${placeholders}`, values);
+		await addToMonthlySpend(connection, batch);
 	}
 
 	async close(): Promise<void> {

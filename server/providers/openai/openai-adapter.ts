@@ -2,6 +2,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import { z } from "zod";
 import type { ProviderName } from "../../db/entities";
 import { nodeHttpFetch } from "../node-http-fetch";
+import { ChatCompletionsEndpoint } from "./chat-completions";
 import { ProviderError } from "../provider-error";
 import type { FinishReason, GenerationOutput, GenerationRequest, ProviderAdapter, ProviderConnection, ProviderStreamEvent, TokenUsage } from "../types";
 import { EMPTY_USAGE } from "../types";
@@ -54,12 +55,17 @@ export interface OpenAiAdapterOptions {
 	maxTokensParameter: "max_completion_tokens" | "max_tokens";
 }
 
-/** OpenAI's chat API through the official SDK; also serves `openai-compatible` endpoints. */
+/**
+ * OpenAI's API; also serves `openai-compatible` endpoints. Chat goes over the wire directly
+ * (chat-completions.ts explains why), embeddings through the official SDK.
+ */
 export function createOpenAiAdapter(options: OpenAiAdapterOptions): ProviderAdapter {
 	const { providerName, connection } = options;
-	// Retries are ours (server/modules/runtime/retry-policy.ts): one loop, one budget, one deadline.
+	const chat = new ChatCompletionsEndpoint(providerName, connection.apiKey, connection.baseUrl);
+	// Retries are ours (GenerationDeadline in server/modules/runtime): one loop, one budget, one deadline.
 	// nodeHttpFetch: the global fetch's per-call CPU was the largest cost of a call (node-http-fetch.ts).
-	const client = new OpenAI({ apiKey: connection.apiKey, baseURL: connection.baseUrl ?? undefined, maxRetries: 0, timeout: SDK_TIMEOUT_MS, fetch: nodeHttpFetch });
+	let client: OpenAI | undefined;
+	const sdk = () => (client ??= new OpenAI({ apiKey: connection.apiKey, baseURL: connection.baseUrl ?? undefined, maxRetries: 0, timeout: SDK_TIMEOUT_MS, fetch: nodeHttpFetch }));
 
 	const toProviderError = (error: unknown, signal?: AbortSignal): ProviderError => {
 		if (error instanceof ProviderError) return error;
@@ -94,13 +100,7 @@ export function createOpenAiAdapter(options: OpenAiAdapterOptions): ProviderAdap
 		providerName,
 
 		async generate(request, signal): Promise<GenerationOutput> {
-			let raw: unknown;
-			try {
-				raw = await client.chat.completions.create({ ...body(request), stream: false }, { signal });
-			} catch (error) {
-				throw toProviderError(error, signal);
-			}
-			const parsed = ZCompletion.safeParse(raw);
+			const parsed = ZCompletion.safeParse(await chat.complete(body(request), signal));
 			if (!parsed.success) throw malformedResponse(providerName, "no choices in the completion");
 			const [choice] = parsed.data.choices;
 			return { content: choice.message.content ?? "", finishReason: normaliseFinishReason(choice.finish_reason), usage: toUsage(parsed.data.usage) };
@@ -111,8 +111,7 @@ export function createOpenAiAdapter(options: OpenAiAdapterOptions): ProviderAdap
 			let usage: TokenUsage = { ...EMPTY_USAGE };
 			try {
 				// include_usage: the final chunk (empty choices) carries the token counts.
-				const chunks = await client.chat.completions.create({ ...body(request), stream: true, stream_options: { include_usage: true } }, { signal });
-				for await (const raw of chunks) {
+				for await (const raw of chat.stream({ ...body(request), stream_options: { include_usage: true } }, signal)) {
 					const chunk = ZChunk.safeParse(raw);
 					if (!chunk.success) throw malformedResponse(providerName, "unreadable stream chunk");
 					const choice = chunk.data.choices[0];
@@ -123,8 +122,8 @@ export function createOpenAiAdapter(options: OpenAiAdapterOptions): ProviderAdap
 			} catch (error) {
 				throw toProviderError(error, signal);
 			}
-			// The SDK ends iteration quietly when its signal aborts, and a cut connection can look like
-			// an end of stream: a stream is only complete once the provider said why it finished.
+			// A cut connection can look like an end of stream: a stream is only complete once the
+			// provider said why it finished.
 			if (signal.aborted) throw abortedFailure(providerName);
 			if (!finishReason) throw truncatedStream(providerName);
 			yield { type: "usage", ...usage };
@@ -133,7 +132,7 @@ export function createOpenAiAdapter(options: OpenAiAdapterOptions): ProviderAdap
 
 		async embed(texts, model, signal) {
 			try {
-				const response = await client.embeddings.create({ model, input: texts, encoding_format: "float" }, { signal });
+				const response = await sdk().embeddings.create({ model, input: texts, encoding_format: "float" }, { signal });
 				return [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding);
 			} catch (error) {
 				throw toProviderError(error, signal);
