@@ -28,8 +28,8 @@ import { SecretBox } from "../server/shared/crypto";
 import { createTestDatabase } from "../test/helpers/database";
 
 const SECRET_KEY = "bench-secret-key-0123456789abcdef0123456789";
-const REQUESTS = { 1: Number(process.env.BENCH_REQUESTS_C1 ?? 2000), 32: Number(process.env.BENCH_REQUESTS_C32 ?? 6000) } as const;
-const WARMUP_REQUESTS = 300;
+const REQUESTS = { 1: Number(process.env.BENCH_REQUESTS_C1 ?? 2000), 32: Number(process.env.BENCH_REQUESTS_C32 ?? 20000) } as const;
+const WARMUP_REQUESTS = 1000;
 const PORTKEY_PORT = Number(process.env.BENCH_PORTKEY_PORT ?? 8787);
 const log = (message: string) => process.stdout.write(`${message}\n`);
 

@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TStreamError } from "../../contract/schemas/runtime";
+import type { CallerPresence } from "../modules/runtime/generation-deadline";
 import { ProviderError } from "../providers/provider-error";
 import type { ProviderStreamEvent } from "../providers/types";
 import { AppError } from "../shared/app-error";
@@ -59,13 +60,17 @@ async function* encodeEvents(first: ProviderStreamEvent, rest: AsyncIterator<Pro
 	}
 }
 
-/** An AbortSignal that fires when the client goes away before the response has been sent in full. */
-export function abortSignalOnClientClose(response: ServerResponse): AbortSignal {
-	const controller = new AbortController();
-	response.once("close", () => {
-		if (!response.writableFinished) controller.abort(new Error("client closed the connection"));
-	});
-	return controller.signal;
+/** The client, as a generation sees it: gone when the connection closes before the response was sent in full. */
+export function clientPresence(response: ServerResponse): CallerPresence {
+	return {
+		onGone(listener) {
+			const onClose = () => {
+				if (!response.writableFinished) listener();
+			};
+			response.once("close", onClose);
+			return () => response.off("close", onClose);
+		},
+	};
 }
 
 /**

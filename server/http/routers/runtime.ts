@@ -6,7 +6,7 @@ import { prepareAssistantGeneration } from "../../modules/assistants/prepare-ass
 import { type GenerationInput, executeGeneration, type RuntimeDependencies, streamGeneration } from "../../modules/runtime/run-generation";
 import { sendJson } from "../middleware/errors";
 import { nodeRoute, type NodeRoute, type NodeRouteContext } from "../node-router";
-import { abortSignalOnClientClose, openSseStream } from "../sse";
+import { clientPresence, openSseStream } from "../sse";
 
 function assistantInput(runtime: RuntimeDependencies, principal: ApiKeyPrincipal, slug: string, run: TAssistantRunInput): Promise<GenerationInput> {
 	return prepareAssistantGeneration(runtime.em, runtime.deployments, {
@@ -33,11 +33,11 @@ interface Exchange {
 }
 
 async function answer(runtime: RuntimeDependencies, { response }: Exchange, input: GenerationInput): Promise<void> {
-	sendJson(response, 200, await executeGeneration(runtime, input, abortSignalOnClientClose(response)));
+	sendJson(response, 200, await executeGeneration(runtime, input, clientPresence(response)));
 }
 
 async function stream(runtime: RuntimeDependencies, { request, response }: Exchange, input: GenerationInput): Promise<void> {
-	const body = await openSseStream(request, response, streamGeneration(runtime, input, abortSignalOnClientClose(response)));
+	const body = await openSseStream(request, response, streamGeneration(runtime, input, clientPresence(response)));
 	response.statusCode = 200;
 	body.pipe(response);
 }

@@ -23,7 +23,8 @@ export async function prepareAssistantGeneration(
 	const { config } = deployment;
 	const values = resolveVariables(config.variables, input.run.variables);
 	const systemPrompt = renderPromptTemplate(config.systemPrompt, values, config.variables);
-	const chunks = await retrieveKnowledge(em(), { workspaceId: input.origin.workspaceId, query: input.run.input, knowledge: config.knowledge ?? [], logger: input.logger });
+	const knowledge = config.knowledge ?? [];
+	const chunks = knowledge.length === 0 ? [] : await retrieveKnowledge(em(), { workspaceId: input.origin.workspaceId, query: input.run.input, knowledge, logger: input.logger });
 	return {
 		origin: { ...input.origin, assistant: { assistantId: deployment.assistantId, versionId: deployment.versionId, environment } },
 		providerName: config.provider as GenerationInput["providerName"],

@@ -4,7 +4,7 @@ import type { ProviderName } from "../../db/entities";
 import { ProviderError } from "../../providers/provider-error";
 import type { ChatMessage, GenerationRequest, ProviderStreamEvent, TokenUsage } from "../../providers/types";
 import { EMPTY_USAGE } from "../../providers/types";
-import { GenerationDeadline } from "./generation-deadline";
+import { type CallerPresence, GenerationDeadline } from "./generation-deadline";
 import type { DeploymentResolver } from "../assistants/deployment-cache";
 import type { ProviderAdapters } from "./provider-adapters";
 import type { Logger } from "../../shared/logger";
@@ -65,9 +65,9 @@ function asProviderError(error: unknown, providerName: string): ProviderError {
 }
 
 /** POST /runtime/execute and the assistant endpoint: one answer, retried on transient failures. */
-export async function executeGeneration(dependencies: RuntimeDependencies, input: GenerationInput, callerSignal?: AbortSignal): Promise<TGenerationResult> {
+export async function executeGeneration(dependencies: RuntimeDependencies, input: GenerationInput, caller?: CallerPresence): Promise<TGenerationResult> {
 	const adapter = await dependencies.adapters.forWorkspace(dependencies.em, input.origin.workspaceId, input.providerName);
-	const deadline = new GenerationDeadline(input.config.timeoutMs ?? GENERATION_DEFAULTS.timeoutMs, callerSignal);
+	const deadline = new GenerationDeadline(input.config.timeoutMs ?? GENERATION_DEFAULTS.timeoutMs, caller);
 	const maxRetries = input.config.maxRetries ?? GENERATION_DEFAULTS.maxRetries;
 	const startedAt = Date.now();
 	let attempts = 0;
@@ -111,16 +111,16 @@ export async function executeGeneration(dependencies: RuntimeDependencies, input
  * POST /runtime/stream: normalised events, retried on transient failures only until the first
  * event has been yielded (after that a retry would repeat output the caller has already seen).
  * A failure is thrown: before the first event the HTTP layer still answers with the JSON envelope,
- * after it with a terminal `error` event. Closing the generator (or aborting callerSignal) closes
+ * after it with a terminal `error` event. Closing the generator (or the caller going away) closes
  * the upstream request at once.
  */
 export async function* streamGeneration(
 	dependencies: RuntimeDependencies,
 	input: GenerationInput,
-	callerSignal?: AbortSignal,
+	caller?: CallerPresence,
 ): AsyncGenerator<ProviderStreamEvent, void, undefined> {
 	const adapter = await dependencies.adapters.forWorkspace(dependencies.em, input.origin.workspaceId, input.providerName);
-	const deadline = new GenerationDeadline(input.config.timeoutMs ?? GENERATION_DEFAULTS.timeoutMs, callerSignal);
+	const deadline = new GenerationDeadline(input.config.timeoutMs ?? GENERATION_DEFAULTS.timeoutMs, caller);
 	const maxRetries = input.config.maxRetries ?? GENERATION_DEFAULTS.maxRetries;
 	const startedAt = Date.now();
 	let attempts = 0;
