@@ -59,7 +59,7 @@ export const ZIdempotencyHeaders = z.object({
 		.optional()
 		.openapi({
 			description:
-				"Optional. The same key with the same body within 24 hours replays the first response without running it again; the same key with a different body is 409 IDEMPOTENCY_KEY_CONFLICT. Keys are scoped to the API key's workspace.",
+				"Optional. The same key with the same body within 24 hours replays the first successful response (SSE streams included) without running it again, marked `Idempotent-Replayed: true`; the same key with a different body, or while the first request is still running, is 409 IDEMPOTENCY_KEY_CONFLICT. Errors are not stored: after a failure (including a body that fails validation) the same key runs again. Keys are scoped to the API key's workspace.",
 		}),
 });
 

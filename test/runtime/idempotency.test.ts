@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { type ProviderStandIn } from "../helpers/provider-stand-in";
 import { type TestPlatform } from "../helpers/platform";
-import { executeBody, workspaceWithCredential, useRuntimeTestbed } from "./runtime-fixtures";
+import { setProviderCredential } from "../../server/modules/provider-credentials/set-provider-credential";
+import { SecretBox } from "../../server/shared/crypto";
+import { TEST_SECRET_KEY } from "../helpers/platform";
+import { executeBody, PROVIDER_KEY, workspaceWithCredential, useRuntimeTestbed } from "./runtime-fixtures";
 
 let platform: TestPlatform;
 let standIn: ProviderStandIn;
@@ -13,7 +16,7 @@ const call = async (path: string, key: string, body: unknown, idempotencyKey: st
 	return { status: response.status, headers: response.headers, text: await response.text() };
 };
 
-describe("Idempotency-Key on the runtime routes", () => {
+describe("Idempotency-Key on the runtime and knowledge routes", () => {
 	it("replays the stored answer for the same key and body without calling the provider again", async () => {
 		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
 		standIn.script({ kind: "completion", content: "only once" });
@@ -68,6 +71,44 @@ describe("Idempotency-Key on the runtime routes", () => {
 		expect(retried.status).toBe(200);
 		expect(JSON.parse(retried.text).message.content).toBe("second try");
 		expect(standIn.requests).toHaveLength(2);
+	});
+
+	it("stores only successes: after a 400 for a missing credential, the same key runs once the credential exists", async () => {
+		const workspace = await platform.createWorkspace();
+		const refused = await call("/runtime/execute", workspace.apiKey, executeBody(), "idem-after-400");
+		expect(refused.status).toBe(400);
+		expect(JSON.parse(refused.text).message).toContain("openai");
+		await setProviderCredential(platform.orm.em.fork(), new SecretBox(TEST_SECRET_KEY), { workspaceId: workspace.workspaceId, provider: "openai", apiKey: PROVIDER_KEY, baseUrl: standIn.baseUrl });
+		standIn.script({ kind: "completion", content: "now it runs" });
+		const ran = await call("/runtime/execute", workspace.apiKey, executeBody(), "idem-after-400");
+		expect(ran.status).toBe(200);
+		expect(ran.headers.get("idempotent-replayed")).toBeNull();
+		expect(JSON.parse(ran.text).message.content).toBe("now it runs");
+		expect(standIn.requests).toHaveLength(1);
+	});
+
+	it("never claims a key for a body that fails validation", async () => {
+		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		const invalid = await call("/runtime/execute", apiKey, executeBody({ messages: [] }), "idem-invalid");
+		expect(invalid.status).toBe(400);
+		expect(JSON.parse(invalid.text).code).toBe("VALIDATION_ERROR");
+		const valid = await call("/runtime/execute", apiKey, executeBody(), "idem-invalid");
+		expect(valid.status).toBe(200);
+		expect(standIn.requests).toHaveLength(1);
+	});
+
+	it("replays knowledge creates too: the same key creates one source", async () => {
+		const workspace = await platform.createWorkspace();
+		const first = await call("/knowledge/sources", workspace.apiKey, { name: "Handbook" }, "idem-source");
+		const second = await call("/knowledge/sources", workspace.apiKey, { name: "Handbook" }, "idem-source");
+		expect(first.status).toBe(201);
+		expect(second.status).toBe(201);
+		expect(second.headers.get("idempotent-replayed")).toBe("true");
+		expect(JSON.parse(second.text).id).toBe(JSON.parse(first.text).id);
+		const list = await platform.request("GET", "/knowledge/sources", { key: workspace.apiKey });
+		expect(((await list.json()) as { data: unknown[] }).data).toHaveLength(1);
+		const conflict = await call("/knowledge/sources", workspace.apiKey, { name: "Other" }, "idem-source");
+		expect(conflict.status).toBe(409);
 	});
 
 	it("scopes keys to the workspace", async () => {

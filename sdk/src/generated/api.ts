@@ -551,7 +551,7 @@ export type GatewayTimeoutResponse = ErrorEnvelope;
 
 export type ExecuteGenerationHeaders = {
 /**
- * Optional. The same key with the same body within 24 hours replays the first response without running it again; the same key with a different body is 409 IDEMPOTENCY_KEY_CONFLICT. Keys are scoped to the API key's workspace.
+ * Optional. The same key with the same body within 24 hours replays the first successful response (SSE streams included) without running it again, marked `Idempotent-Replayed: true`; the same key with a different body, or while the first request is still running, is 409 IDEMPOTENCY_KEY_CONFLICT. Errors are not stored: after a failure (including a body that fails validation) the same key runs again. Keys are scoped to the API key's workspace.
  * @minLength 1
  * @maxLength 255
  */
@@ -560,7 +560,7 @@ export type ExecuteGenerationHeaders = {
 
 export type StreamGenerationHeaders = {
 /**
- * Optional. The same key with the same body within 24 hours replays the first response without running it again; the same key with a different body is 409 IDEMPOTENCY_KEY_CONFLICT. Keys are scoped to the API key's workspace.
+ * Optional. The same key with the same body within 24 hours replays the first successful response (SSE streams included) without running it again, marked `Idempotent-Replayed: true`; the same key with a different body, or while the first request is still running, is 409 IDEMPOTENCY_KEY_CONFLICT. Errors are not stored: after a failure (including a body that fails validation) the same key runs again. Keys are scoped to the API key's workspace.
  * @minLength 1
  * @maxLength 255
  */
@@ -569,7 +569,7 @@ export type StreamGenerationHeaders = {
 
 export type RunAssistantHeaders = {
 /**
- * Optional. The same key with the same body within 24 hours replays the first response without running it again; the same key with a different body is 409 IDEMPOTENCY_KEY_CONFLICT. Keys are scoped to the API key's workspace.
+ * Optional. The same key with the same body within 24 hours replays the first successful response (SSE streams included) without running it again, marked `Idempotent-Replayed: true`; the same key with a different body, or while the first request is still running, is 409 IDEMPOTENCY_KEY_CONFLICT. Errors are not stored: after a failure (including a body that fails validation) the same key runs again. Keys are scoped to the API key's workspace.
  * @minLength 1
  * @maxLength 255
  */
@@ -578,7 +578,7 @@ export type RunAssistantHeaders = {
 
 export type StreamAssistantHeaders = {
 /**
- * Optional. The same key with the same body within 24 hours replays the first response without running it again; the same key with a different body is 409 IDEMPOTENCY_KEY_CONFLICT. Keys are scoped to the API key's workspace.
+ * Optional. The same key with the same body within 24 hours replays the first successful response (SSE streams included) without running it again, marked `Idempotent-Replayed: true`; the same key with a different body, or while the first request is still running, is 409 IDEMPOTENCY_KEY_CONFLICT. Errors are not stored: after a failure (including a body that fails validation) the same key runs again. Keys are scoped to the API key's workspace.
  * @minLength 1
  * @maxLength 255
  */
@@ -587,7 +587,7 @@ export type StreamAssistantHeaders = {
 
 export type CreateKnowledgeSourceHeaders = {
 /**
- * Optional. The same key with the same body within 24 hours replays the first response without running it again; the same key with a different body is 409 IDEMPOTENCY_KEY_CONFLICT. Keys are scoped to the API key's workspace.
+ * Optional. The same key with the same body within 24 hours replays the first successful response (SSE streams included) without running it again, marked `Idempotent-Replayed: true`; the same key with a different body, or while the first request is still running, is 409 IDEMPOTENCY_KEY_CONFLICT. Errors are not stored: after a failure (including a body that fails validation) the same key runs again. Keys are scoped to the API key's workspace.
  * @minLength 1
  * @maxLength 255
  */
@@ -626,7 +626,7 @@ cursor?: string;
 
 export type CreateKnowledgeDocumentUploadHeaders = {
 /**
- * Optional. The same key with the same body within 24 hours replays the first response without running it again; the same key with a different body is 409 IDEMPOTENCY_KEY_CONFLICT. Keys are scoped to the API key's workspace.
+ * Optional. The same key with the same body within 24 hours replays the first successful response (SSE streams included) without running it again, marked `Idempotent-Replayed: true`; the same key with a different body, or while the first request is still running, is 409 IDEMPOTENCY_KEY_CONFLICT. Errors are not stored: after a failure (including a body that fails validation) the same key runs again. Keys are scoped to the API key's workspace.
  * @minLength 1
  * @maxLength 255
  */
@@ -635,7 +635,7 @@ export type CreateKnowledgeDocumentUploadHeaders = {
 
 export type UploadKnowledgeDocumentHeaders = {
 /**
- * Optional. The same key with the same body within 24 hours replays the first response without running it again; the same key with a different body is 409 IDEMPOTENCY_KEY_CONFLICT. Keys are scoped to the API key's workspace.
+ * Optional. The same key with the same body within 24 hours replays the first successful response (SSE streams included) without running it again, marked `Idempotent-Replayed: true`; the same key with a different body, or while the first request is still running, is 409 IDEMPOTENCY_KEY_CONFLICT. Errors are not stored: after a failure (including a body that fails validation) the same key runs again. Keys are scoped to the API key's workspace.
  * @minLength 1
  * @maxLength 255
  */
