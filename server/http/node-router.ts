@@ -1,15 +1,16 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AppRouteMutation, ServerInferRequest } from "@ts-rest/core";
 import type { ZodTypeAny } from "zod";
-import type { RouteMetadata } from "../../contract/common";
-import { REQUEST_BODY_LIMIT_BYTES } from "../../contract/schemas/common";
-import { type ApiKeyPrincipal, authenticateApiKey, readBearerToken, requireScope } from "../modules/api-keys/authenticate-api-key";
+import type { RouteMetadata, Scope } from "../../contract/common";
+import type { ApiKeyPrincipal } from "../modules/api-keys/authenticate-api-key";
 import { deleteExpiredRateLimitWindows, RequestQuotas, DEFAULT_QUOTAS } from "../modules/quotas/consume-request-quota";
 import { AppError, type FieldIssue } from "../shared/app-error";
 import type { HttpDependencies } from "./context";
 import { answerIdempotently } from "./middleware/idempotency";
 import { respondWithError } from "./middleware/errors";
 import { assignRequestId } from "./middleware/request-id";
+import { readJsonBody } from "./middleware/json-body";
+import { authenticateRequest } from "./middleware/authenticate";
 import { zodErrorToFields } from "./validation";
 
 /** Expired rate-limit windows are swept every this many requests. */
@@ -39,12 +40,15 @@ interface CompiledRoute {
 	pattern: RegExp;
 	paramNames: string[];
 	definition: NodeRoute;
-	metadata: RouteMetadata;
+	metadata: RouteMetadata & { scope: Scope };
 	schemas: { params?: ZodTypeAny; headers?: ZodTypeAny; body?: ZodTypeAny };
 }
 
 function compile(definition: NodeRoute): CompiledRoute {
 	const { route } = definition;
+	const metadata = (route.metadata ?? {}) as RouteMetadata;
+	// Every route here takes an API key; one without a scope would be open to anyone.
+	if (!metadata.scope) throw new Error(`${route.method} ${route.path} has no scope in the contract`);
 	const paramNames: string[] = [];
 	const source = route.path
 		.split("/")
@@ -61,75 +65,9 @@ function compile(definition: NodeRoute): CompiledRoute {
 		pattern: new RegExp(`^${source}/?$`),
 		paramNames,
 		definition,
-		metadata: (route.metadata ?? {}) as RouteMetadata,
+		metadata: { ...metadata, scope: metadata.scope },
 		schemas: { params: schema(route.pathParams), headers: schema(route.headers), body: "body" in route ? schema(route.body) : undefined },
 	};
-}
-
-const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
-
-/** Content-Type and charset as Express's json parser accepted them: application/json or application/<x>+json, in UTF-8. */
-function checkContentType(request: IncomingMessage): void {
-	const [type, ...parameters] = (request.headers["content-type"] ?? "").split(";");
-	if (!JSON_CONTENT_TYPE.test(type.trim().toLowerCase())) throw new AppError("INVALID_REQUEST", "Content-Type must be application/json");
-	for (const parameter of parameters) {
-		const [name, value = ""] = parameter.split("=");
-		if (name.trim().toLowerCase() === "charset" && !/^"?utf-?8"?$/i.test(value.trim())) {
-			throw new AppError("INVALID_REQUEST", `Unsupported charset "${value.trim()}": send UTF-8`);
-		}
-	}
-	const encoding = request.headers["content-encoding"];
-	if (encoding && encoding.toLowerCase() !== "identity") throw new AppError("INVALID_REQUEST", `Content-Encoding "${encoding}" is not supported; send the body uncompressed`);
-}
-
-/** The body as JSON, read within REQUEST_BODY_LIMIT_BYTES (413 past it, answered after draining). */
-function readJsonBody(request: IncomingMessage): Promise<unknown> {
-	const declared = request.headers["content-length"];
-	if (request.headers["transfer-encoding"] === undefined && !(Number(declared) > 0)) {
-		return Promise.reject(new AppError("INVALID_REQUEST", "This endpoint needs a JSON object body"));
-	}
-	checkContentType(request);
-	const tooLarge = () => new AppError("PAYLOAD_TOO_LARGE", `Request body exceeds the ${REQUEST_BODY_LIMIT_BYTES}-byte limit`);
-	if (Number(declared) > REQUEST_BODY_LIMIT_BYTES) return Promise.reject(tooLarge());
-	return new Promise((resolve, reject) => {
-		const chunks: Buffer[] = [];
-		let size = 0;
-		const onData = (chunk: Buffer) => {
-			size += chunk.length;
-			if (size > REQUEST_BODY_LIMIT_BYTES) {
-				cleanup();
-				reject(tooLarge());
-				return;
-			}
-			chunks.push(chunk);
-		};
-		const onEnd = () => {
-			cleanup();
-			const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString("utf8");
-			// Strict, as Express's parser was: an object or an array at the top, nothing else.
-			const first = text.trimStart()[0];
-			try {
-				if (first !== "{" && first !== "[") throw new SyntaxError("not an object");
-				resolve(JSON.parse(text));
-			} catch {
-				reject(new AppError("INVALID_REQUEST", "Request body is not valid JSON"));
-			}
-		};
-		const onAborted = () => {
-			cleanup();
-			reject(new AppError("INVALID_REQUEST", "Request body was cut short"));
-		};
-		const cleanup = () => {
-			request.off("data", onData);
-			request.off("end", onEnd);
-			request.off("aborted", onAborted);
-			request.off("error", onAborted);
-		};
-		request.on("data", onData);
-		request.on("end", onEnd);
-		request.on("aborted", onAborted);
-		request.on("error", onAborted);
-	});
 }
 
 function validate(route: CompiledRoute, request: IncomingMessage, params: Record<string, string>, body: unknown) {
@@ -168,15 +106,8 @@ export function createNodeRouter(
 	const quotas = dependencies.requestQuotas ?? new RequestQuotas(dependencies.quotas ?? DEFAULT_QUOTAS);
 	let requests = 0;
 
-	const authenticate = async (request: IncomingMessage, scope: RouteMetadata["scope"]): Promise<ApiKeyPrincipal> => {
-		const token = readBearerToken(request.headers.authorization);
-		const principal = await (dependencies.apiKeys ? dependencies.apiKeys.authenticate(em, token) : authenticateApiKey(em(), token));
-		if (scope) requireScope(principal, scope);
-		return principal;
-	};
-
 	const serve = async (route: CompiledRoute, match: RegExpExecArray, request: IncomingMessage, response: ServerResponse, requestId: string) => {
-		const principal = await authenticate(request, route.metadata.scope);
+		const principal = await authenticateRequest(dependencies, request.headers.authorization, route.metadata.scope);
 		if (++requests % CLEANUP_EVERY_REQUESTS === 0) {
 			deleteExpiredRateLimitWindows(em()).catch((error) => logger.warn("rate-limit cleanup failed", { error }));
 		}

@@ -5,7 +5,6 @@ import type { TErrorEnvelope } from "../../../contract/schemas/common";
 import { AppError } from "../../shared/app-error";
 import type { Logger } from "../../shared/logger";
 import { zodErrorToFields } from "../validation";
-import { REQUEST_BODY_LIMIT_BYTES } from "./json-body";
 
 /** Past this, a client still sending a rejected body is cut off rather than drained. */
 const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
@@ -60,36 +59,12 @@ export function notFoundHandler(): RequestHandler {
 	};
 }
 
-interface BodyParserError extends Error {
-	type?: string;
-	status?: number;
-}
-
-export function toAppError(error: unknown): AppError | undefined {
-	if (error instanceof AppError) return error;
-	const parserError = error as BodyParserError;
-	switch (parserError?.type) {
-		case "entity.too.large":
-			return new AppError("PAYLOAD_TOO_LARGE", `Request body exceeds the ${REQUEST_BODY_LIMIT_BYTES}-byte limit`);
-		case "entity.parse.failed":
-			return new AppError("INVALID_REQUEST", "Request body is not valid JSON");
-		case "charset.unsupported":
-		case "encoding.unsupported":
-			return new AppError("INVALID_REQUEST", parserError.message);
-		case "request.aborted":
-			return new AppError("INVALID_REQUEST", "Request body was cut short");
-		case "request.size.invalid":
-			return new AppError("INVALID_REQUEST", "Request body size does not match Content-Length");
-	}
-	return undefined;
-}
-
 /**
  * Answers any failure with the envelope. Known errors keep their code and status; anything else is
  * our fault: logged with the request id, and the caller learns nothing internal.
  */
 export function respondWithError(logger: Logger, requestId: string, request: IncomingMessage, response: ServerResponse, error: unknown): void {
-	const known = toAppError(error);
+	const known = error instanceof AppError ? error : undefined;
 	if (known) {
 		if (known.status >= 500) logger.warn("request failed upstream", { requestId, code: known.code, message: known.message });
 		if (response.headersSent) {

@@ -1,29 +1,90 @@
-import express, { type NextFunction, type Request, type Response } from "express";
+import type { IncomingMessage } from "node:http";
+import type { NextFunction, Request, Response } from "express";
 import { isAppRouteNoBody } from "@ts-rest/core";
 import { REQUEST_BODY_LIMIT_BYTES } from "../../../contract/schemas/common";
 import { AppError } from "../../shared/app-error";
 
-export { REQUEST_BODY_LIMIT_BYTES };
+const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
 
-const parseJson = express.json({ limit: REQUEST_BODY_LIMIT_BYTES, strict: true, type: () => true });
+/** JSON only: application/json or application/<x>+json, in UTF-8, uncompressed. */
+function checkContentType(request: IncomingMessage): void {
+	const [type, ...parameters] = (request.headers["content-type"] ?? "").split(";");
+	if (!JSON_CONTENT_TYPE.test(type.trim().toLowerCase())) throw new AppError("INVALID_REQUEST", "Content-Type must be application/json");
+	for (const parameter of parameters) {
+		const [name, value = ""] = parameter.split("=");
+		if (name.trim().toLowerCase() === "charset" && !/^"?utf-?8"?$/i.test(value.trim())) {
+			throw new AppError("INVALID_REQUEST", `Unsupported charset "${value.trim()}": send UTF-8`);
+		}
+	}
+	const encoding = request.headers["content-encoding"];
+	if (encoding && encoding.toLowerCase() !== "identity") throw new AppError("INVALID_REQUEST", `Content-Encoding "${encoding}" is not supported; send the body uncompressed`);
+}
 
-function hasBody(request: Request): boolean {
-	return request.headers["transfer-encoding"] !== undefined || Number(request.headers["content-length"] ?? 0) > 0;
+/** The body as JSON, read within REQUEST_BODY_LIMIT_BYTES (413 past it, answered after draining). */
+export function readJsonBody(request: IncomingMessage): Promise<unknown> {
+	const declared = request.headers["content-length"];
+	if (request.headers["transfer-encoding"] === undefined && !(Number(declared) > 0)) {
+		return Promise.reject(new AppError("INVALID_REQUEST", "This endpoint needs a JSON object body"));
+	}
+	try {
+		checkContentType(request);
+	} catch (error) {
+		return Promise.reject(error);
+	}
+	const tooLarge = () => new AppError("PAYLOAD_TOO_LARGE", `Request body exceeds the ${REQUEST_BODY_LIMIT_BYTES}-byte limit`);
+	if (Number(declared) > REQUEST_BODY_LIMIT_BYTES) return Promise.reject(tooLarge());
+	return new Promise((resolve, reject) => {
+		const chunks: Buffer[] = [];
+		let size = 0;
+		const onData = (chunk: Buffer) => {
+			size += chunk.length;
+			if (size > REQUEST_BODY_LIMIT_BYTES) {
+				cleanup();
+				reject(tooLarge());
+				return;
+			}
+			chunks.push(chunk);
+		};
+		const onEnd = () => {
+			cleanup();
+			const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString("utf8");
+			// Strict, as Express's parser was: an object or an array at the top, nothing else.
+			const first = text.trimStart()[0];
+			try {
+				if (first !== "{" && first !== "[") throw new SyntaxError("not an object");
+				resolve(JSON.parse(text));
+			} catch {
+				reject(new AppError("INVALID_REQUEST", "Request body is not valid JSON"));
+			}
+		};
+		const onAborted = () => {
+			cleanup();
+			reject(new AppError("INVALID_REQUEST", "Request body was cut short"));
+		};
+		const cleanup = () => {
+			request.off("data", onData);
+			request.off("end", onEnd);
+			request.off("aborted", onAborted);
+			request.off("error", onAborted);
+		};
+		request.on("data", onData);
+		request.on("end", onEnd);
+		request.on("aborted", onAborted);
+		request.on("error", onAborted);
+	});
 }
 
 /**
- * Reads JSON only for routes whose contract declares a body, after authentication.
- * Wrong or missing Content-Type and missing bodies are INVALID_REQUEST, not a confusing
- * validation error about every required field.
+ * Express middleware: reads JSON only for routes whose contract declares a body, after
+ * authentication, with the node router's reader (one set of rules for every route).
  */
 export function jsonBody() {
-	return (request: Request, response: Response, next: NextFunction) => {
+	return (request: Request, _response: Response, next: NextFunction) => {
 		const route = (request as Request & { tsRestRoute?: { body?: Parameters<typeof isAppRouteNoBody>[0] } }).tsRestRoute;
 		if (!route?.body || isAppRouteNoBody(route.body)) return next();
-		if (!hasBody(request)) return next(new AppError("INVALID_REQUEST", "This endpoint needs a JSON object body"));
-		if (!request.is(["application/json", "application/*+json"])) {
-			return next(new AppError("INVALID_REQUEST", "Content-Type must be application/json"));
-		}
-		parseJson(request, response, next);
+		readJsonBody(request).then((body) => {
+			request.body = body;
+			next();
+		}, next);
 	};
 }
