@@ -15,7 +15,6 @@ import { ProviderAdapters } from "../modules/runtime/provider-adapters";
 import { DeploymentResolver } from "../modules/assistants/deployment-cache";
 import { createUploadsRouter } from "./routers/uploads";
 import { createNodeRouter } from "./node-router";
-import { DEFAULT_QUOTAS, RequestQuotas } from "../modules/quotas/consume-request-quota";
 
 /**
  * The HTTP server's request listener. The runtime routes (the hot path) are served by the node
@@ -29,8 +28,7 @@ export function createRequestListener(dependencies: HttpDependencies): (request:
 		adapters: new ProviderAdapters(dependencies.secrets),
 		deployments: new DeploymentResolver(),
 	};
-	const requestQuotas = dependencies.requestQuotas ?? new RequestQuotas(dependencies.quotas ?? DEFAULT_QUOTAS);
-	return createNodeRouter({ ...dependencies, requestQuotas }, runtimeRoutes(runtime), createExpressApp(dependencies));
+	return createNodeRouter(dependencies, runtimeRoutes(runtime), createExpressApp(dependencies));
 }
 
 function createExpressApp(dependencies: HttpDependencies): express.Express {

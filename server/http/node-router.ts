@@ -106,7 +106,7 @@ export function createNodeRouter(
 	const quotas = dependencies.requestQuotas ?? new RequestQuotas(dependencies.quotas ?? DEFAULT_QUOTAS);
 	let requests = 0;
 
-	const serve = async (route: CompiledRoute, match: RegExpExecArray, request: IncomingMessage, response: ServerResponse, requestId: string) => {
+	const serve = async (route: CompiledRoute, match: RegExpExecArray, path: string, request: IncomingMessage, response: ServerResponse, requestId: string) => {
 		const principal = await authenticateRequest(dependencies, request.headers.authorization, route.metadata.scope);
 		if (++requests % CLEANUP_EVERY_REQUESTS === 0) {
 			deleteExpiredRateLimitWindows(em()).catch((error) => logger.warn("rate-limit cleanup failed", { error }));
@@ -126,7 +126,6 @@ export function createNodeRouter(
 		const { params, body } = validate(route, request, rawParams, rawBody);
 		const key = request.headers["idempotency-key"];
 		if (route.metadata.idempotent && typeof key === "string") {
-			const path = (request.url ?? "").split("?")[0];
 			const input = { requestId, workspaceId: principal.workspaceId, key, method: route.method, path, body };
 			if (await answerIdempotently(dependencies, input, response)) return;
 		}
@@ -142,7 +141,7 @@ export function createNodeRouter(
 			const match = route.pattern.exec(path);
 			if (!match) continue;
 			const requestId = assignRequestId(request, response);
-			serve(route, match, request, response, requestId).catch((error) => respondWithError(logger, requestId, request, response, error));
+			serve(route, match, path, request, response, requestId).catch((error) => respondWithError(logger, requestId, request, response, error));
 			return;
 		}
 		fallback(request, response);
