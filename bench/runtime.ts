@@ -16,6 +16,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -30,6 +31,8 @@ import { createTestDatabase } from "../test/helpers/database";
 const SECRET_KEY = "bench-secret-key-0123456789abcdef0123456789";
 const REQUESTS = { 1: Number(process.env.BENCH_REQUESTS_C1 ?? 2000), 32: Number(process.env.BENCH_REQUESTS_C32 ?? 20000) } as const;
 const WARMUP_REQUESTS = 1000;
+/** BENCH_ONLY="direct,/runtime/execute": measure just these targets (for profiling one path). */
+const only = process.env.BENCH_ONLY?.split(",");
 const PORTKEY_PORT = Number(process.env.BENCH_PORTKEY_PORT ?? 8787);
 const log = (message: string) => process.stdout.write(`${message}\n`);
 
@@ -76,6 +79,30 @@ interface Target {
 	url: string;
 	headers: Record<string, string>;
 	body: string;
+	/** The process (or, for Portkey started through npx, the process group) serving it, whose CPU time is measured. */
+	serverProcess?: { pid: number } | { group: number };
+}
+
+/** CPU time (user + system) in ms used so far by a process or a whole process group, from /proc. */
+function cpuMsOf(serverProcess: NonNullable<Target["serverProcess"]>): number {
+	const ticksPerSecond = 100; // USER_HZ on Linux
+	const statOf = (pid: string) => {
+		try {
+			const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+			// Fields after the command name (which may contain spaces): state is field 3, pgrp 5, utime 14, stime 15.
+			const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+			return { group: Number(fields[2]), ticks: Number(fields[11]) + Number(fields[12]) };
+		} catch {
+			return null; // exited meanwhile
+		}
+	};
+	let ticks = 0;
+	if ("pid" in serverProcess) ticks = statOf(String(serverProcess.pid))?.ticks ?? 0;
+	else for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+		const stat = statOf(pid);
+		if (stat?.group === serverProcess.group) ticks += stat.ticks;
+	}
+	return (ticks * 1000) / ticksPerSecond;
 }
 
 function send(agent: http.Agent, target: Target, untilFirstByteOf?: string): Promise<{ total: number; firstDelta: number | null; status: number }> {
@@ -112,6 +139,7 @@ async function measure(target: Target, concurrency: 1 | 32, count: number, first
 	const firstDeltas: number[] = [];
 	let failures = 0;
 	let next = 0;
+	const cpuBefore = target.serverProcess ? cpuMsOf(target.serverProcess) : null;
 	const started = performance.now();
 	await Promise.all(
 		Array.from({ length: concurrency }, async () => {
@@ -125,6 +153,7 @@ async function measure(target: Target, concurrency: 1 | 32, count: number, first
 		}),
 	);
 	const seconds = (performance.now() - started) / 1000;
+	const cpuMs = target.serverProcess && cpuBefore !== null ? cpuMsOf(target.serverProcess) - cpuBefore : null;
 	agent.destroy();
 	latencies.sort((a, b) => a - b);
 	firstDeltas.sort((a, b) => a - b);
@@ -136,6 +165,8 @@ async function measure(target: Target, concurrency: 1 | 32, count: number, first
 		p50Ms: round(percentile(latencies, 50)),
 		p99Ms: round(percentile(latencies, 99)),
 		requestsPerSecond: Math.round(count / seconds),
+		// The serving process's CPU per request: steadier than latency on a shared machine.
+		serverCpuUsPerRequest: cpuMs === null ? null : Math.round((cpuMs * 1000) / count),
 		...(firstDeltas.length > 0 ? { firstDeltaP50Ms: round(percentile(firstDeltas, 50)), firstDeltaP99Ms: round(percentile(firstDeltas, 99)) } : {}),
 	};
 }
@@ -176,7 +207,7 @@ function stopPortkey(child: ChildProcess | null) {
 if (!process.env.TEST_DATABASE_URL && process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
 const database = await createTestDatabase();
 const orm = await openDatabase(database.url);
-const server = spawn(process.execPath, [...(process.env.BENCH_SERVER_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_SERVER_PROFILE_DIR}`] : []), "--import", "tsx", "bench/runtime-server.ts"], {
+const server = spawn(process.execPath, [...(process.env.BENCH_SERVER_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_SERVER_PROFILE_DIR}`] : []), ...(process.env.BENCH_SERVER_ENTRY ? [process.env.BENCH_SERVER_ENTRY] : ["--import", "tsx", "bench/runtime-server.ts"])], {
 	env: { ...process.env, DATABASE_URL: database.url, SECRET_KEY, LOG_LEVEL: "error" },
 	stdio: ["ignore", "pipe", "inherit"],
 });
@@ -205,11 +236,11 @@ try {
 	const messages = [{ role: "user", content: "Say hello." }];
 	const auth = { authorization: `Bearer ${setup.apiKey}` };
 	const direct: Target = { name: "direct", url: `${standInUrl}/v1/chat/completions`, headers: { authorization: "Bearer sk-bench" }, body: JSON.stringify({ model: "gpt-4o-mini", messages }) };
-	const execute: Target = { name: "/runtime/execute", url: `${platform.url}/runtime/execute`, headers: auth, body: JSON.stringify({ providerName: "openai", model: "gpt-4o-mini", messages }) };
-	const assistant: Target = { name: "/runtime/assistants/:slug", url: `${platform.url}/runtime/assistants/bench-bot`, headers: auth, body: JSON.stringify({ input: "Say hello.", variables: { name: "Ada" } }) };
-	const bare: Target = { ...direct, name: "bare proxy", url: bareProxyUrl };
+	const execute: Target = { name: "/runtime/execute", url: `${platform.url}/runtime/execute`, headers: auth, body: JSON.stringify({ providerName: "openai", model: "gpt-4o-mini", messages }), serverProcess: { pid: server.pid as number } };
+	const assistant: Target = { name: "/runtime/assistants/:slug", url: `${platform.url}/runtime/assistants/bench-bot`, headers: auth, body: JSON.stringify({ input: "Say hello.", variables: { name: "Ada" } }), serverProcess: { pid: server.pid as number } };
+	const bare: Target = { ...direct, name: "bare proxy", url: bareProxyUrl, serverProcess: { pid: bareProxy.pid as number } };
 	const directStream: Target = { ...direct, name: "direct stream", body: JSON.stringify({ model: "gpt-4o-mini", messages, stream: true, stream_options: { include_usage: true } }) };
-	const bareStream: Target = { ...directStream, name: "bare proxy stream", url: bareProxyUrl };
+	const bareStream: Target = { ...directStream, name: "bare proxy stream", url: bareProxyUrl, serverProcess: { pid: bareProxy.pid as number } };
 	const runtimeStream: Target = { ...execute, name: "/runtime/stream", url: `${platform.url}/runtime/stream` };
 
 	log("starting Portkey gateway (npx @portkey-ai/gateway@1.15.2) ...");
@@ -217,6 +248,7 @@ try {
 	const portkeyTarget: Target | null = portkey
 		? {
 				name: "portkey gateway",
+				serverProcess: { group: portkey.pid as number },
 				url: `http://127.0.0.1:${PORTKEY_PORT}/v1/chat/completions`,
 				headers: { "x-portkey-provider": "openai", "x-portkey-custom-host": `${standInUrl}/v1`, authorization: "Bearer sk-bench" },
 				body: direct.body,
@@ -228,6 +260,7 @@ try {
 	const runs: Awaited<ReturnType<typeof measure>>[] = [];
 	for (const concurrency of [1, 32] as const) {
 		for (const target of [direct, bare, execute, assistant, ...(portkeyTarget ? [portkeyTarget] : [])]) {
+			if (only && !only.includes(target.name)) continue;
 			runs.push(await measure(target, concurrency, REQUESTS[concurrency]));
 			log(`measured ${target.name} at c=${concurrency}`);
 		}
@@ -257,12 +290,14 @@ try {
 		"throughput at c=32, execute / bare proxy": { ratio: throughputRatio("/runtime/execute", "bare proxy"), target: null },
 	};
 
-	console.table(table.map((run) => ({ target: run.target, c: run.concurrency, "p50 ms": run.p50Ms, "p99 ms": run.p99Ms, "req/s": run.requestsPerSecond, "added p50 ms": run.addedP50Ms, failures: run.failures })));
+	console.table(table.map((run) => ({ target: run.target, c: run.concurrency, "p50 ms": run.p50Ms, "p99 ms": run.p99Ms, "req/s": run.requestsPerSecond, "added p50 ms": run.addedP50Ms, "server CPU µs/req": run.serverCpuUsPerRequest, failures: run.failures })));
 	console.table((results.streams as typeof streams).map((run) => ({ target: run.target, "first delta p50 ms": run.firstDeltaP50Ms, "first delta p99 ms": run.firstDeltaP99Ms, "total p50 ms": run.p50Ms, failures: run.failures })));
 	console.table(results.targets as object);
-	await mkdir("bench/results", { recursive: true });
-	await writeFile("bench/results/runtime.json", `${JSON.stringify(results, null, 2)}\n`);
-	log("wrote bench/results/runtime.json");
+	if (!only) {
+		await mkdir("bench/results", { recursive: true });
+		await writeFile("bench/results/runtime.json", `${JSON.stringify(results, null, 2)}\n`);
+		log("wrote bench/results/runtime.json");
+	}
 } finally {
 	stopPortkey(portkey);
 	server.kill("SIGTERM");

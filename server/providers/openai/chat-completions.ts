@@ -1,5 +1,4 @@
-import type { IncomingMessage } from "node:http";
-import { nodeHttpFetch } from "../node-http-fetch";
+import { requestUpstream, type UpstreamResponse } from "../upstream-http";
 import { ProviderError } from "../provider-error";
 import { abortedFailure, connectionFailure, malformedResponse, providerErrorFromStatus, readUpstreamErrorMessage, redactSecret } from "../upstream-errors";
 
@@ -7,7 +6,7 @@ const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
 /**
  * POST {baseUrl}/chat/completions, answered as JSON or as Server-Sent Events, on the pooled
- * node:http agents of node-http-fetch.ts.
+ * connections of upstream-http.ts.
  *
  * Chat goes over the wire directly rather than through the openai SDK: per call the SDK built and
  * merged header objects, formatted log details and wrapped abort signals, which was the largest
@@ -34,7 +33,7 @@ export class ChatCompletionsEndpoint {
 		const response = await this.post(body, signal);
 		let text: string;
 		try {
-			text = await response.text();
+			text = await response.body.text();
 		} catch (error) {
 			throw this.failure(error, signal);
 		}
@@ -48,7 +47,7 @@ export class ChatCompletionsEndpoint {
 	/** The `data:` payloads of the stream, parsed, until `[DONE]` or the end of the body. */
 	async *stream(body: object, signal: AbortSignal): AsyncGenerator<unknown, void, undefined> {
 		const response = await this.post({ ...body, stream: true }, signal);
-		const incoming = response.body as unknown as IncomingMessage;
+		const incoming = response.body;
 		incoming.setEncoding("utf8");
 		let pending = "";
 		try {
@@ -69,7 +68,7 @@ export class ChatCompletionsEndpoint {
 			throw this.failure(error, signal);
 		} finally {
 			// Stopped early (the caller left, or a failure): close the upstream request at once.
-			if (!incoming.complete) incoming.destroy();
+			if (!incoming.readableEnded) incoming.destroy();
 		}
 	}
 
@@ -89,21 +88,26 @@ export class ChatCompletionsEndpoint {
 		return data;
 	}
 
-	private async post(body: object, signal: AbortSignal): Promise<Response> {
-		let response: Response;
+	private async post(body: object, signal: AbortSignal): Promise<UpstreamResponse> {
+		let response: UpstreamResponse;
 		try {
-			response = await nodeHttpFetch(this.url, { method: "POST", headers: this.headers, body: JSON.stringify(body), signal });
+			response = await requestUpstream(this.url, { method: "POST", headers: this.headers, body: JSON.stringify(body), signal });
 		} catch (error) {
 			throw this.failure(error, signal);
 		}
-		if (response.ok) return response;
+		if (response.statusCode >= 200 && response.statusCode < 300) return response;
 		let errorBody: unknown;
 		try {
-			errorBody = await response.text();
+			errorBody = await response.body.text();
 		} catch (error) {
 			throw this.failure(error, signal);
 		}
-		throw providerErrorFromStatus({ providerName: this.providerName, status: response.status, body: errorBody, headers: response.headers, apiKey: this.apiKey });
+		const headers = response.headers;
+		const header = (name: string) => {
+			const value = headers[name];
+			return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+		};
+		throw providerErrorFromStatus({ providerName: this.providerName, status: response.statusCode, body: errorBody, headers: { get: header }, apiKey: this.apiKey });
 	}
 
 	private failure(error: unknown, signal: AbortSignal): ProviderError {

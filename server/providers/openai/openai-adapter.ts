@@ -1,7 +1,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { z } from "zod";
 import type { ProviderName } from "../../db/entities";
-import { nodeHttpFetch } from "../node-http-fetch";
+import { upstreamFetch } from "../upstream-http";
 import { ChatCompletionsEndpoint } from "./chat-completions";
 import { ProviderError } from "../provider-error";
 import type { FinishReason, GenerationOutput, GenerationRequest, ProviderAdapter, ProviderConnection, ProviderStreamEvent, TokenUsage } from "../types";
@@ -63,9 +63,9 @@ export function createOpenAiAdapter(options: OpenAiAdapterOptions): ProviderAdap
 	const { providerName, connection } = options;
 	const chat = new ChatCompletionsEndpoint(providerName, connection.apiKey, connection.baseUrl);
 	// Retries are ours (GenerationDeadline in server/modules/runtime): one loop, one budget, one deadline.
-	// nodeHttpFetch: the global fetch's per-call CPU was the largest cost of a call (node-http-fetch.ts).
+	// upstreamFetch: the SDK's calls share the runtime's pooled connections (upstream-http.ts).
 	let client: OpenAI | undefined;
-	const sdk = () => (client ??= new OpenAI({ apiKey: connection.apiKey, baseURL: connection.baseUrl ?? undefined, maxRetries: 0, timeout: SDK_TIMEOUT_MS, fetch: nodeHttpFetch }));
+	const sdk = () => (client ??= new OpenAI({ apiKey: connection.apiKey, baseURL: connection.baseUrl ?? undefined, maxRetries: 0, timeout: SDK_TIMEOUT_MS, fetch: upstreamFetch }));
 
 	const toProviderError = (error: unknown, signal?: AbortSignal): ProviderError => {
 		if (error instanceof ProviderError) return error;
