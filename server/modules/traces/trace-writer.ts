@@ -1,11 +1,9 @@
 import type { OptionalProps } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { type RawConnection, rawConnection } from "../../db/raw-connection";
 import type { Trace } from "../../db/entities";
 import { newId } from "../../shared/ids";
 import type { Logger } from "../../shared/logger";
 import type { GenerationOutcome } from "../runtime/run-generation";
-import { monthOf } from "../quotas/consume-request-quota";
 import { costInMicroUsd } from "./model-prices";
 
 const FLUSH_INTERVAL_MS = 200;
@@ -44,36 +42,62 @@ export function traceOf(outcome: GenerationOutcome): PendingTrace {
 	};
 }
 
-/** The quota check reads these counters rather than summing a month of traces on every request. */
-async function addToMonthlySpend(connection: RawConnection, batch: PendingTrace[]): Promise<void> {
-	const totals = new Map<string, { workspace: string; month: string; cost: number }>();
-	for (const trace of batch) {
-		if (trace.costMicroUsd <= 0) continue;
-		const month = monthOf(trace.createdAt);
-		const key = `${trace.workspace}|${month}`;
-		const total = totals.get(key) ?? { workspace: trace.workspace, month, cost: 0 };
-		total.cost += trace.costMicroUsd;
-		totals.set(key, total);
-	}
-	if (totals.size === 0) return;
-	const rows = [...totals.values()];
-	await connection.query(
-		`insert into workspace_monthly_spend (workspace, month, cost_micro_usd) values ${rows.map((_, index) => `($${index * 3 + 1}, $${index * 3 + 2}, $${index * 3 + 3})`).join(",")}
-		 on conflict (workspace, month) do update set cost_micro_usd = workspace_monthly_spend.cost_micro_usd + excluded.cost_micro_usd`,
-		rows.flatMap((row) => [row.workspace, row.month, row.cost]),
-	);
-}
-
 const COLUMNS = [
 	"id", "workspace", "api_key", "kind", "streamed", "assistant", "version", "environment", "provider", "model", "input", "output",
 	"latency_ms", "time_to_first_token_ms", "input_tokens", "output_tokens", "total_tokens", "cost_micro_usd", "finish_reason",
 	"error_code", "error_message", "created_at",
-];
+] as const;
+const CONTENT_COLUMNS = new Set<string>(["input", "output"]);
+
+/**
+ * One statement per batch, so it is atomic without a transaction: the batch arrives as a single
+ * JSON parameter (one JSON.stringify instead of pg serialising 22 parameters per trace), content is
+ * dropped for workspaces that switched it off (Workspace.storeTraceContent), and the batch's cost
+ * is added to the monthly spend counters that the quota check reads rather than summing a month
+ * of traces on every request. Months are UTC, as monthOf() counts them.
+ */
+const INSERT_BATCH = `
+	with inserted as (
+		insert into traces (${COLUMNS.join(", ")})
+		select ${COLUMNS.map((column) => (CONTENT_COLUMNS.has(column) ? `case when w.store_trace_content = false then null else b.${column} end` : `b.${column}`)).join(", ")}
+		from json_populate_recordset(null::traces, ?::json) b left join workspaces w on w.id = b.workspace
+		returning workspace, cost_micro_usd, created_at
+	)
+	insert into workspace_monthly_spend (workspace, month, cost_micro_usd)
+	select workspace, date_trunc('month', created_at at time zone 'UTC')::date, sum(cost_micro_usd) from inserted where cost_micro_usd > 0 group by 1, 2
+	on conflict (workspace, month) do update set cost_micro_usd = workspace_monthly_spend.cost_micro_usd + excluded.cost_micro_usd`;
+
+/** A trace as a row of the traces table, keyed by column name for json_populate_recordset. */
+function rowOf(trace: PendingTrace): Record<(typeof COLUMNS)[number], unknown> {
+	return {
+		id: trace.id,
+		workspace: trace.workspace,
+		api_key: trace.apiKey,
+		kind: trace.kind,
+		streamed: trace.streamed,
+		assistant: trace.assistant,
+		version: trace.version,
+		environment: trace.environment,
+		provider: trace.provider,
+		model: trace.model,
+		input: trace.input,
+		output: trace.output,
+		latency_ms: trace.latencyMs,
+		time_to_first_token_ms: trace.timeToFirstTokenMs,
+		input_tokens: trace.inputTokens,
+		output_tokens: trace.outputTokens,
+		total_tokens: trace.totalTokens,
+		cost_micro_usd: trace.costMicroUsd,
+		finish_reason: trace.finishReason,
+		error_code: trace.errorCode,
+		error_message: trace.errorMessage,
+		created_at: trace.createdAt,
+	};
+}
 
 /**
  * Traces are written off the response path: generations push into a buffer that is flushed in one
- * multi-row insert every 200 ms or 100 traces, and once more on close. Each flush also adds the
- * batch's cost to the workspace's monthly spend counter that the quota check reads.
+ * statement (INSERT_BATCH) every 200 ms or 100 traces, and once more on close.
  */
 export class TraceWriter {
 	private buffer: PendingTrace[] = [];
@@ -110,9 +134,8 @@ export class TraceWriter {
 
 	private async write(batch: PendingTrace[]): Promise<void> {
 		try {
-			// pg's own $n parameters: em.execute's `?` interpolation quoted every one of the batch's
-			// 2,200 values in JavaScript. One transaction: a batch's traces and its spend land together.
-			await this.em().transactional(async (tx) => this.insert(await rawConnection(tx), batch));
+			// knex's raw sends the binding as a pg parameter; em.execute would quote it in JavaScript.
+			await this.em().getKnex().raw(INSERT_BATCH, [JSON.stringify(batch.map(rowOf))]);
 			this.onFlushed?.(batch);
 		} catch (error) {
 			this.logger.error("traces not written", { count: batch.length, error });
@@ -121,26 +144,6 @@ export class TraceWriter {
 			this.logger.warn("traces dropped: buffer full", { count: this.dropped });
 			this.dropped = 0;
 		}
-	}
-
-	private async insert(connection: RawConnection, batch: PendingTrace[]): Promise<void> {
-		// Workspaces that switched content storage off keep metadata only (Workspace.storeTraceContent).
-		const workspaceIds = [...new Set(batch.map((trace) => trace.workspace))];
-		const { rows } = await connection.query<{ id: string }>("select id from workspaces where id = any($1) and store_trace_content = false", [workspaceIds]);
-		const withoutContent = new Set(rows.map((row) => row.id));
-		const values: unknown[] = [];
-		for (const trace of batch) {
-			const keep = !withoutContent.has(trace.workspace);
-			values.push(
-				trace.id, trace.workspace, trace.apiKey, trace.kind, trace.streamed, trace.assistant, trace.version, trace.environment,
-				trace.provider, trace.model, keep ? JSON.stringify(trace.input) : null, keep ? trace.output : null, trace.latencyMs,
-				trace.timeToFirstTokenMs, trace.inputTokens, trace.outputTokens, trace.totalTokens, trace.costMicroUsd, trace.finishReason,
-				trace.errorCode, trace.errorMessage, trace.createdAt,
-			);
-		}
-		const placeholders = batch.map((_, row) => `(${COLUMNS.map((_, column) => `$${row * COLUMNS.length + column + 1}`).join(",")})`).join(",");
-		await connection.query(`insert into traces (${COLUMNS.join(",")}) values ${placeholders}`, values);
-		await addToMonthlySpend(connection, batch);
 	}
 
 	async close(): Promise<void> {
