@@ -9,8 +9,9 @@
  * the bare proxy vs /runtime/stream. Portkey's gateway (npx @portkey-ai/gateway@1.15.2) is measured as a peer when
  * it can be started; otherwise it is skipped. Targets: added p50 <= 1.5 ms at c=1, <= 5 ms at c=32.
  *
- * The platform and the bare proxy run in child processes (bench/runtime-server.ts,
- * bench/bare-proxy.ts); client and stand-in share this one.
+ * The platform and the bare proxy run in child processes, bundled as `npm start` runs the server
+ * (bench/runtime-server.ts, bench/bare-proxy.ts); client and stand-in share this one. The table
+ * also gives each serving process's CPU time per request, steadier than latency on a shared machine.
  * Database: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else postgres@127.0.0.1:5432 (a fresh
  * database is created and dropped). Results: bench/results/runtime.json.
  */
@@ -27,6 +28,7 @@ import { createInterface } from "node:readline";
 import { openDatabase } from "../server/db/orm";
 import { SecretBox } from "../server/shared/crypto";
 import { createTestDatabase } from "../test/helpers/database";
+import { buildBundles } from "../scripts/build";
 
 const SECRET_KEY = "bench-secret-key-0123456789abcdef0123456789";
 const REQUESTS = { 1: Number(process.env.BENCH_REQUESTS_C1 ?? 2000), 32: Number(process.env.BENCH_REQUESTS_C32 ?? 20000) } as const;
@@ -207,14 +209,17 @@ function stopPortkey(child: ChildProcess | null) {
 if (!process.env.TEST_DATABASE_URL && process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
 const database = await createTestDatabase();
 const orm = await openDatabase(database.url);
-const server = spawn(process.execPath, [...(process.env.BENCH_SERVER_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_SERVER_PROFILE_DIR}`] : []), ...(process.env.BENCH_SERVER_ENTRY ? [process.env.BENCH_SERVER_ENTRY] : ["--import", "tsx", "bench/runtime-server.ts"])], {
+// The platform runs as production does: bundled ahead (npm run build), not through tsx.
+await buildBundles({ "runtime-server": "bench/runtime-server.ts", "bare-proxy": "bench/bare-proxy.ts" }, "dist/bench");
+const profileFlags = process.env.BENCH_SERVER_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_SERVER_PROFILE_DIR}`] : [];
+const server = spawn(process.execPath, [...profileFlags, "dist/bench/runtime-server.js"], {
 	env: { ...process.env, DATABASE_URL: database.url, SECRET_KEY, LOG_LEVEL: "error" },
 	stdio: ["ignore", "pipe", "inherit"],
 });
 const readUrl = async (child: ChildProcess) =>
 	(JSON.parse(((await once(createInterface({ input: child.stdout as NonNullable<typeof child.stdout> }), "line")) as [string])[0]) as { url: string }).url;
 const platform = { url: await readUrl(server), orm };
-const bareProxy = spawn(process.execPath, ["--import", "tsx", "bench/bare-proxy.ts"], {
+const bareProxy = spawn(process.execPath, ["dist/bench/bare-proxy.js"], {
 	env: { ...process.env, UPSTREAM_URL: `${standInUrl}/v1/chat/completions` },
 	stdio: ["ignore", "pipe", "inherit"],
 });
