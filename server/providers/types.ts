@@ -1,3 +1,4 @@
+import type { Cancellation } from "./cancellation";
 import type { ProviderName } from "../db/entities";
 
 /**
@@ -40,8 +41,8 @@ export type ProviderStreamEvent =
 
 export interface ProviderAdapter {
 	readonly providerName: ProviderName;
-	generate(request: GenerationRequest, signal: AbortSignal): Promise<GenerationOutput>;
-	stream(request: GenerationRequest, signal: AbortSignal): AsyncIterable<ProviderStreamEvent>;
+	generate(request: GenerationRequest, signal: Cancellation): Promise<GenerationOutput>;
+	stream(request: GenerationRequest, signal: Cancellation): AsyncIterable<ProviderStreamEvent>;
 	/** One vector per text, in input order. */
 	embed(texts: string[], model: string, signal?: AbortSignal): Promise<number[][]>;
 }

@@ -1,4 +1,5 @@
 import { Agent, type Dispatcher } from "undici";
+import type { Cancellation } from "./cancellation";
 
 /**
  * Every call to a model provider goes through one undici dispatcher: a pool of warm keep-alive
@@ -22,7 +23,7 @@ export type UpstreamResponse = Dispatcher.ResponseData;
  */
 export function requestUpstream(
 	url: URL,
-	init: { method: Dispatcher.HttpMethod; headers: Record<string, string>; body?: string | Uint8Array; signal?: AbortSignal },
+	init: { method: Dispatcher.HttpMethod; headers: Record<string, string>; body?: string | Uint8Array; signal?: AbortSignal | Cancellation },
 ): Promise<UpstreamResponse> {
 	return dispatcher.request({ origin: url.origin, path: url.pathname + url.search, method: init.method, headers: init.headers, body: init.body, signal: init.signal });
 }

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, hash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
 
 const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keyLength: number, options: object) => Promise<Buffer>;
@@ -25,8 +25,9 @@ export async function verifyPassword(password: string, stored: string): Promise<
 	return timingSafeEqual(key, expectedKey);
 }
 
+/** One-shot crypto.hash: no Hash object per call (API keys are hashed on every request). */
 export function sha256Hex(value: string): string {
-	return createHash("sha256").update(value).digest("hex");
+	return hash("sha256", value, "hex");
 }
 
 /**
@@ -37,7 +38,7 @@ export class SecretBox {
 	private readonly key: Buffer;
 
 	constructor(secretKey: string) {
-		this.key = createHash("sha256").update(`secret-box:${secretKey}`).digest();
+		this.key = hash("sha256", `secret-box:${secretKey}`, "buffer");
 	}
 
 	encrypt(plaintext: string): string {

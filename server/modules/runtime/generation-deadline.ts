@@ -1,3 +1,4 @@
+import { Cancellation } from "../../providers/cancellation";
 import { ProviderError } from "../../providers/provider-error";
 
 /** First retry waits about this long; each later one doubles, up to MAX_BACKOFF_MS. */
@@ -5,8 +6,8 @@ const INITIAL_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 8_000;
 
 /**
- * Tells a generation that its caller went away. Lighter than an AbortSignal, of which a generation
- * already has one (the deadline's): a second controller per request showed in the benchmark.
+ * Tells a generation that its caller went away, without an AbortSignal (providers/cancellation.ts
+ * says why).
  * `onGone` returns a function that stops listening.
  */
 export interface CallerPresence {
@@ -14,12 +15,12 @@ export interface CallerPresence {
 }
 
 /**
- * One generation's time budget and cancellation: a single AbortSignal that fires when the
+ * One generation's time budget and cancellation: a single Cancellation that fires when the
  * whole-generation timeout (retries included, per contract GenerationConfig.timeoutMs) runs out or
  * when our own caller goes away. Every upstream attempt and every backoff sleep listens to it.
  */
 export class GenerationDeadline {
-	private readonly controller = new AbortController();
+	private readonly cancellation = new Cancellation();
 	private readonly timer: NodeJS.Timeout;
 	private readonly expiresAt: number;
 	private expired = false;
@@ -32,13 +33,13 @@ export class GenerationDeadline {
 		this.expiresAt = Date.now() + timeoutMs;
 		this.timer = setTimeout(() => {
 			this.expired = true;
-			this.controller.abort(new Error("generation timeout"));
+			this.cancellation.abort(new Error("generation timeout"));
 		}, timeoutMs);
-		this.stopWatchingCaller = caller?.onGone(() => this.controller.abort(new Error("caller went away")));
+		this.stopWatchingCaller = caller?.onGone(() => this.cancellation.abort(new Error("caller went away")));
 	}
 
-	get signal(): AbortSignal {
-		return this.controller.signal;
+	get signal(): Cancellation {
+		return this.cancellation;
 	}
 
 	remainingMs(): number {
@@ -69,17 +70,17 @@ export class GenerationDeadline {
 		return new Promise((resolve) => {
 			const done = () => {
 				clearTimeout(timer);
-				this.signal.removeEventListener("abort", done);
+				stopListening();
 				resolve();
 			};
 			const timer = setTimeout(done, milliseconds);
-			this.signal.addEventListener("abort", done, { once: true });
+			const stopListening = this.cancellation.onAbort(done);
 		});
 	}
 
 	/** Closes an upstream request still open, e.g. a stream whose reader stopped early. */
 	cancel(): void {
-		if (!this.controller.signal.aborted) this.controller.abort(new Error("generation cancelled"));
+		this.cancellation.abort(new Error("generation cancelled"));
 	}
 
 	/**

@@ -47,7 +47,7 @@ export function createMistralAdapter(connection: ProviderConnection): ProviderAd
 		timeoutMs: SDK_TIMEOUT_MS,
 	});
 
-	const toProviderError = (error: unknown, signal?: AbortSignal): ProviderError => {
+	const toProviderError = (error: unknown, signal?: { aborted: boolean }): ProviderError => {
 		if (error instanceof ProviderError) return error;
 		if (error instanceof RequestAbortedError || signal?.aborted) return abortedFailure(PROVIDER_NAME, error);
 		if (error instanceof RequestTimeoutError) return new ProviderError("timeout", PROVIDER_NAME, "mistral did not answer in time", { cause: error });
@@ -79,7 +79,7 @@ export function createMistralAdapter(connection: ProviderConnection): ProviderAd
 
 		async generate(request, signal): Promise<GenerationOutput> {
 			try {
-				const response = await client.chat.complete(body(request), { signal, retries: NO_RETRIES });
+				const response = await client.chat.complete(body(request), { signal: signal.toAbortSignal(), retries: NO_RETRIES });
 				const choice = response.choices?.[0];
 				if (!choice) throw malformedResponse(PROVIDER_NAME, "no choices in the completion");
 				return {
@@ -96,7 +96,7 @@ export function createMistralAdapter(connection: ProviderConnection): ProviderAd
 			let finishReason: FinishReason | undefined;
 			let usage: TokenUsage = { ...EMPTY_USAGE };
 			try {
-				const events = await client.chat.stream(body(request), { signal, retries: NO_RETRIES });
+				const events = await client.chat.stream(body(request), { signal: signal.toAbortSignal(), retries: NO_RETRIES });
 				for await (const event of events) {
 					const choice = event.data.choices[0];
 					const content = textOf(choice?.delta.content);

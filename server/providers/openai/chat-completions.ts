@@ -1,3 +1,4 @@
+import type { Cancellation } from "../cancellation";
 import { requestUpstream, type UpstreamResponse } from "../upstream-http";
 import { ProviderError } from "../provider-error";
 import { abortedFailure, connectionFailure, malformedResponse, providerErrorFromStatus, readUpstreamErrorMessage, redactSecret } from "../upstream-errors";
@@ -29,7 +30,7 @@ export class ChatCompletionsEndpoint {
 	}
 
 	/** The completion as parsed JSON; failures are ProviderErrors. */
-	async complete(body: object, signal: AbortSignal): Promise<unknown> {
+	async complete(body: object, signal: Cancellation): Promise<unknown> {
 		const response = await this.post(body, signal);
 		let text: string;
 		try {
@@ -45,7 +46,7 @@ export class ChatCompletionsEndpoint {
 	}
 
 	/** The `data:` payloads of the stream, parsed, until `[DONE]` or the end of the body. */
-	async *stream(body: object, signal: AbortSignal): AsyncGenerator<unknown, void, undefined> {
+	async *stream(body: object, signal: Cancellation): AsyncGenerator<unknown, void, undefined> {
 		const response = await this.post({ ...body, stream: true }, signal);
 		const incoming = response.body;
 		incoming.setEncoding("utf8");
@@ -88,7 +89,7 @@ export class ChatCompletionsEndpoint {
 		return data;
 	}
 
-	private async post(body: object, signal: AbortSignal): Promise<UpstreamResponse> {
+	private async post(body: object, signal: Cancellation): Promise<UpstreamResponse> {
 		let response: UpstreamResponse;
 		try {
 			response = await requestUpstream(this.url, { method: "POST", headers: this.headers, body: JSON.stringify(body), signal });
@@ -110,7 +111,7 @@ export class ChatCompletionsEndpoint {
 		throw providerErrorFromStatus({ providerName: this.providerName, status: response.statusCode, body: errorBody, headers: { get: header }, apiKey: this.apiKey });
 	}
 
-	private failure(error: unknown, signal: AbortSignal): ProviderError {
+	private failure(error: unknown, signal: Cancellation): ProviderError {
 		if (error instanceof ProviderError) return error;
 		if (signal.aborted) return abortedFailure(this.providerName, error);
 		return connectionFailure(this.providerName, error);

@@ -67,7 +67,7 @@ export function createOpenAiAdapter(options: OpenAiAdapterOptions): ProviderAdap
 	let client: OpenAI | undefined;
 	const sdk = () => (client ??= new OpenAI({ apiKey: connection.apiKey, baseURL: connection.baseUrl ?? undefined, maxRetries: 0, timeout: SDK_TIMEOUT_MS, fetch: upstreamFetch }));
 
-	const toProviderError = (error: unknown, signal?: AbortSignal): ProviderError => {
+	const toProviderError = (error: unknown, signal?: { aborted: boolean }): ProviderError => {
 		if (error instanceof ProviderError) return error;
 		if (error instanceof APIUserAbortError || signal?.aborted) return abortedFailure(providerName, error);
 		if (error instanceof APIConnectionTimeoutError) return new ProviderError("timeout", providerName, `${providerName} did not answer in time`, { cause: error });
