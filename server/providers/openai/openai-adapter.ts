@@ -1,8 +1,8 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
-import { z } from "zod";
 import type { ProviderName } from "../../db/entities";
 import { upstreamFetch } from "../upstream-http";
 import { ChatCompletionsEndpoint } from "./chat-completions";
+import { readChunk, readCompletion } from "./read-completion";
 import { ProviderError } from "../provider-error";
 import type { FinishReason, GenerationOutput, GenerationRequest, ProviderAdapter, ProviderConnection, ProviderStreamEvent, TokenUsage } from "../types";
 import { EMPTY_USAGE } from "../types";
@@ -10,18 +10,6 @@ import { abortedFailure, connectionFailure, malformedResponse, providerErrorFrom
 
 /** Our own deadline (config.timeoutMs, at most 600 s) governs; the SDK's must never fire first. */
 const SDK_TIMEOUT_MS = 15 * 60_000;
-
-const ZUsage = z.object({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number().optional() });
-const ZCompletion = z.object({
-	choices: z
-		.array(z.object({ message: z.object({ content: z.string().nullish() }), finish_reason: z.string().nullish() }))
-		.min(1),
-	usage: ZUsage.nullish(),
-});
-const ZChunk = z.object({
-	choices: z.array(z.object({ delta: z.object({ content: z.string().nullish() }).nullish(), finish_reason: z.string().nullish() })).default([]),
-	usage: ZUsage.nullish(),
-});
 
 export function normaliseFinishReason(reason: string | null | undefined): FinishReason {
 	switch (reason) {
@@ -38,11 +26,6 @@ export function normaliseFinishReason(reason: string | null | undefined): Finish
 		default:
 			return "stop";
 	}
-}
-
-function toUsage(usage: z.infer<typeof ZUsage> | null | undefined): TokenUsage {
-	if (!usage) return { ...EMPTY_USAGE };
-	return { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens, totalTokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens };
 }
 
 export interface OpenAiAdapterOptions {
@@ -100,10 +83,9 @@ export function createOpenAiAdapter(options: OpenAiAdapterOptions): ProviderAdap
 		providerName,
 
 		async generate(request, signal): Promise<GenerationOutput> {
-			const parsed = ZCompletion.safeParse(await chat.complete(body(request), signal));
-			if (!parsed.success) throw malformedResponse(providerName, "no choices in the completion");
-			const [choice] = parsed.data.choices;
-			return { content: choice.message.content ?? "", finishReason: normaliseFinishReason(choice.finish_reason), usage: toUsage(parsed.data.usage) };
+			const completion = readCompletion(await chat.complete(body(request), signal));
+			if (!completion) throw malformedResponse(providerName, "no choices in the completion");
+			return { content: completion.content, finishReason: normaliseFinishReason(completion.finishReason), usage: completion.usage ?? { ...EMPTY_USAGE } };
 		},
 
 		async *stream(request, signal): AsyncIterable<ProviderStreamEvent> {
@@ -112,12 +94,11 @@ export function createOpenAiAdapter(options: OpenAiAdapterOptions): ProviderAdap
 			try {
 				// include_usage: the final chunk (empty choices) carries the token counts.
 				for await (const raw of chat.stream({ ...body(request), stream_options: { include_usage: true } }, signal)) {
-					const chunk = ZChunk.safeParse(raw);
-					if (!chunk.success) throw malformedResponse(providerName, "unreadable stream chunk");
-					const choice = chunk.data.choices[0];
-					if (choice?.delta?.content) yield { type: "delta", content: choice.delta.content };
-					if (choice?.finish_reason) finishReason = normaliseFinishReason(choice.finish_reason);
-					if (chunk.data.usage) usage = toUsage(chunk.data.usage);
+					const chunk = readChunk(raw);
+					if (!chunk) throw malformedResponse(providerName, "unreadable stream chunk");
+					if (chunk.content) yield { type: "delta", content: chunk.content };
+					if (chunk.finishReason) finishReason = normaliseFinishReason(chunk.finishReason);
+					if (chunk.usage) usage = chunk.usage;
 				}
 			} catch (error) {
 				throw toProviderError(error, signal);
