@@ -12,6 +12,8 @@
  * The platform and the bare proxy run in child processes, bundled as `npm start` runs the server
  * (bench/runtime-server.ts, bench/bare-proxy.ts); client and stand-in share this one. The table
  * also gives each serving process's CPU time per request, steadier than latency on a shared machine.
+ * Targets are measured in BENCH_ROUNDS (5) interleaved rounds, so a burst of outside load hits
+ * them alike; medians of the rounds are reported.
  * Database: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else postgres@127.0.0.1:5432 (a fresh
  * database is created and dropped). Results: bench/results/runtime.json.
  */
@@ -33,6 +35,7 @@ import { buildBundles } from "../scripts/build";
 const SECRET_KEY = "bench-secret-key-0123456789abcdef0123456789";
 const REQUESTS = { 1: Number(process.env.BENCH_REQUESTS_C1 ?? 2000), 32: Number(process.env.BENCH_REQUESTS_C32 ?? 20000) } as const;
 const WARMUP_REQUESTS = 1000;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 /** BENCH_ONLY="direct,/runtime/execute": measure just these targets (for profiling one path). */
 const only = process.env.BENCH_ONLY?.split(",");
 const PORTKEY_PORT = Number(process.env.BENCH_PORTKEY_PORT ?? 8787);
@@ -83,6 +86,8 @@ interface Target {
 	body: string;
 	/** The process (or, for Portkey started through npx, the process group) serving it, whose CPU time is measured. */
 	serverProcess?: { pid: number } | { group: number };
+	/** For streams: the text whose arrival counts as the first delta. */
+	firstDeltaMarker?: string;
 }
 
 /** CPU time (user + system) in ms used so far by a process or a whole process group, from /proc. */
@@ -134,12 +139,20 @@ function send(agent: http.Agent, target: Target, untilFirstByteOf?: string): Pro
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const round = (value: number) => Math.round(value * 1000) / 1000;
 
-async function measure(target: Target, concurrency: 1 | 32, count: number, firstDeltaMarker?: string) {
+interface Round {
+	latencies: number[];
+	firstDeltas: number[];
+	failures: number;
+	seconds: number;
+	cpuMs: number | null;
+}
+
+/** One round: `count` requests from `concurrency` keep-alive clients, after `warmup` sequential ones. */
+async function measureRound(target: Target, concurrency: number, count: number, warmup: number): Promise<Round> {
+	const firstDeltaMarker = target.firstDeltaMarker;
 	const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-	for (let index = 0; index < Math.min(WARMUP_REQUESTS, count); index++) await send(agent, target, firstDeltaMarker);
-	const latencies: number[] = [];
-	const firstDeltas: number[] = [];
-	let failures = 0;
+	for (let index = 0; index < warmup; index++) await send(agent, target, firstDeltaMarker);
+	const round: Round = { latencies: [], firstDeltas: [], failures: 0, seconds: 0, cpuMs: null };
 	let next = 0;
 	const cpuBefore = target.serverProcess ? cpuMsOf(target.serverProcess) : null;
 	const started = performance.now();
@@ -148,29 +161,57 @@ async function measure(target: Target, concurrency: 1 | 32, count: number, first
 			while (next < count) {
 				next += 1;
 				const result = await send(agent, target, firstDeltaMarker);
-				if (result.status !== 200) failures += 1;
-				latencies.push(result.total);
-				if (result.firstDelta !== null) firstDeltas.push(result.firstDelta);
+				if (result.status !== 200) round.failures += 1;
+				round.latencies.push(result.total);
+				if (result.firstDelta !== null) round.firstDeltas.push(result.firstDelta);
 			}
 		}),
 	);
-	const seconds = (performance.now() - started) / 1000;
-	const cpuMs = target.serverProcess && cpuBefore !== null ? cpuMsOf(target.serverProcess) - cpuBefore : null;
+	round.seconds = (performance.now() - started) / 1000;
+	if (target.serverProcess && cpuBefore !== null) round.cpuMs = cpuMsOf(target.serverProcess) - cpuBefore;
 	agent.destroy();
-	latencies.sort((a, b) => a - b);
-	firstDeltas.sort((a, b) => a - b);
-	return {
-		target: target.name,
-		concurrency,
-		requests: count,
-		failures,
-		p50Ms: round(percentile(latencies, 50)),
-		p99Ms: round(percentile(latencies, 99)),
-		requestsPerSecond: Math.round(count / seconds),
-		// The serving process's CPU per request: steadier than latency on a shared machine.
-		serverCpuUsPerRequest: cpuMs === null ? null : Math.round((cpuMs * 1000) / count),
-		...(firstDeltas.length > 0 ? { firstDeltaP50Ms: round(percentile(firstDeltas, 50)), firstDeltaP99Ms: round(percentile(firstDeltas, 99)) } : {}),
-	};
+	return round;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/**
+ * Every target is measured in ROUNDS rounds, interleaved (round 1 of each target, then round 2 of
+ * each...), so a burst of load from elsewhere on this shared machine hits all targets alike rather
+ * than one. Per target: p50 and req/s are the medians of the rounds, p99 is over all requests, CPU
+ * per request is the median of the rounds.
+ */
+async function measureInterleaved(targets: Target[], concurrency: 1 | 32, total: number) {
+	const perRound = Math.ceil(total / ROUNDS);
+	const rounds = new Map<Target, Round[]>(targets.map((target) => [target, []]));
+	for (let index = 0; index < ROUNDS; index++) {
+		for (const target of targets) {
+			rounds.get(target)?.push(await measureRound(target, concurrency, perRound, index === 0 ? Math.min(WARMUP_REQUESTS, total) : 0));
+		}
+	}
+	return targets.map((target) => {
+		const measured = rounds.get(target) ?? [];
+		const sortedP50 = measured.map((round) => percentile([...round.latencies].sort((a, b) => a - b), 50));
+		const all = measured.flatMap((round) => round.latencies).sort((a, b) => a - b);
+		const firstDeltas = measured.flatMap((round) => round.firstDeltas).sort((a, b) => a - b);
+		const cpu = measured.filter((round) => round.cpuMs !== null).map((round) => ((round.cpuMs as number) * 1000) / round.latencies.length);
+		log(`measured ${target.name} at c=${concurrency}`);
+		return {
+			target: target.name,
+			concurrency,
+			requests: all.length,
+			rounds: measured.length,
+			failures: measured.reduce((sum, round) => sum + round.failures, 0),
+			p50Ms: round(median(sortedP50)),
+			p99Ms: round(percentile(all, 99)),
+			requestsPerSecond: Math.round(median(measured.map((round) => round.latencies.length / round.seconds))),
+			// The serving process's CPU per request: steadier than latency on a shared machine.
+			serverCpuUsPerRequest: cpu.length > 0 ? Math.round(median(cpu)) : null,
+			...(firstDeltas.length > 0
+				? { firstDeltaP50Ms: round(median(measured.map((r) => percentile([...r.firstDeltas].sort((a, b) => a - b), 50)))), firstDeltaP99Ms: round(percentile(firstDeltas, 99)) }
+				: {}),
+		};
+	});
 }
 
 // --- Portkey, if it starts -------------------------------------------------------------------------
@@ -244,9 +285,9 @@ try {
 	const execute: Target = { name: "/runtime/execute", url: `${platform.url}/runtime/execute`, headers: auth, body: JSON.stringify({ providerName: "openai", model: "gpt-4o-mini", messages }), serverProcess: { pid: server.pid as number } };
 	const assistant: Target = { name: "/runtime/assistants/:slug", url: `${platform.url}/runtime/assistants/bench-bot`, headers: auth, body: JSON.stringify({ input: "Say hello.", variables: { name: "Ada" } }), serverProcess: { pid: server.pid as number } };
 	const bare: Target = { ...direct, name: "bare proxy", url: bareProxyUrl, serverProcess: { pid: bareProxy.pid as number } };
-	const directStream: Target = { ...direct, name: "direct stream", body: JSON.stringify({ model: "gpt-4o-mini", messages, stream: true, stream_options: { include_usage: true } }) };
+	const directStream: Target = { ...direct, name: "direct stream", body: JSON.stringify({ model: "gpt-4o-mini", messages, stream: true, stream_options: { include_usage: true } }), firstDeltaMarker: "data: " };
 	const bareStream: Target = { ...directStream, name: "bare proxy stream", url: bareProxyUrl, serverProcess: { pid: bareProxy.pid as number } };
-	const runtimeStream: Target = { ...execute, name: "/runtime/stream", url: `${platform.url}/runtime/stream` };
+	const runtimeStream: Target = { ...execute, name: "/runtime/stream", url: `${platform.url}/runtime/stream`, firstDeltaMarker: "event: delta" };
 
 	log("starting Portkey gateway (npx @portkey-ai/gateway@1.15.2) ...");
 	portkey = await startPortkey();
@@ -262,15 +303,9 @@ try {
 	log(portkey ? "Portkey is up" : "Portkey unavailable: skipped");
 	results.portkey = portkey ? "measured (non-streaming only: its streaming returns 500 on Node 20)" : "skipped (could not start)";
 
-	const runs: Awaited<ReturnType<typeof measure>>[] = [];
-	for (const concurrency of [1, 32] as const) {
-		for (const target of [direct, bare, execute, assistant, ...(portkeyTarget ? [portkeyTarget] : [])]) {
-			if (only && !only.includes(target.name)) continue;
-			runs.push(await measure(target, concurrency, REQUESTS[concurrency]));
-			log(`measured ${target.name} at c=${concurrency}`);
-		}
-	}
-	const streams = [await measure(directStream, 1, REQUESTS[1], "data: "), await measure(bareStream, 1, REQUESTS[1], "data: "), await measure(runtimeStream, 1, REQUESTS[1], "event: delta")];
+	const targets = [direct, bare, execute, assistant, ...(portkeyTarget ? [portkeyTarget] : [])].filter((target) => !only || only.includes(target.name));
+	const runs = [...(await measureInterleaved(targets, 1, REQUESTS[1])), ...(await measureInterleaved(targets, 32, REQUESTS[32]))];
+	const streams = await measureInterleaved([directStream, bareStream, runtimeStream], 1, REQUESTS[1]);
 
 	const added = (name: string, concurrency: number) => {
 		const base = runs.find((run) => run.target === "direct" && run.concurrency === concurrency);
@@ -296,7 +331,7 @@ try {
 	};
 
 	console.table(table.map((run) => ({ target: run.target, c: run.concurrency, "p50 ms": run.p50Ms, "p99 ms": run.p99Ms, "req/s": run.requestsPerSecond, "added p50 ms": run.addedP50Ms, "server CPU µs/req": run.serverCpuUsPerRequest, failures: run.failures })));
-	console.table((results.streams as typeof streams).map((run) => ({ target: run.target, "first delta p50 ms": run.firstDeltaP50Ms, "first delta p99 ms": run.firstDeltaP99Ms, "total p50 ms": run.p50Ms, failures: run.failures })));
+	console.table((results.streams as typeof streams).map((run) => ({ target: run.target, "first delta p50 ms": run.firstDeltaP50Ms, "first delta p99 ms": run.firstDeltaP99Ms, "total p50 ms": run.p50Ms, "server CPU µs/req": run.serverCpuUsPerRequest, failures: run.failures })));
 	console.table(results.targets as object);
 	if (!only) {
 		await mkdir("bench/results", { recursive: true });

@@ -15,6 +15,8 @@ const ZEnvironment = z.object({
 	// Runtime quotas (docs/runtime.md). 0 = unlimited; unset spend quota = unlimited.
 	RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
 	MONTHLY_SPEND_QUOTA_MICRO_USD: z.coerce.number().int().min(0).optional(),
+	// Rate-limit counters in Redis instead of PostgreSQL; unset: PostgreSQL.
+	REDIS_URL: z.string().url().optional(),
 	// Knowledge (docs/knowledge.md).
 	KNOWLEDGE_WORKER: z.enum(["inline", "off"]).default("inline"),
 	KNOWLEDGE_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
@@ -48,6 +50,7 @@ export interface Config {
 	logLevel: z.infer<typeof ZEnvironment>["LOG_LEVEL"];
 	knowledge: KnowledgeOptions;
 	quotas: { rateLimitPerMinute: number; monthlySpendQuotaMicroUsd: number | null };
+	redisUrl: string | undefined;
 }
 
 /**
@@ -79,6 +82,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 		secretKey: env.SECRET_KEY ?? readOrCreateSecretKey(dataDirectory),
 		logLevel: env.LOG_LEVEL,
 		quotas: { rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE, monthlySpendQuotaMicroUsd: env.MONTHLY_SPEND_QUOTA_MICRO_USD ?? null },
+		redisUrl: env.REDIS_URL,
 		knowledge: {
 			worker: env.KNOWLEDGE_WORKER,
 			workerConcurrency: env.KNOWLEDGE_WORKER_CONCURRENCY,

@@ -24,6 +24,7 @@ async function main() {
 		dataDirectory: config.dataDirectory,
 		knowledge: config.knowledge,
 		quotas: config.quotas,
+		redisUrl: config.redisUrl,
 	});
 	logger.info("listening", { port: config.port, publicBaseUrl: config.publicBaseUrl });
 

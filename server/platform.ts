@@ -22,6 +22,8 @@ export interface PlatformOptions {
 	knowledge?: Partial<KnowledgeOptions>;
 	/** Per-key requests per minute and monthly spend quota, unless a workspace overrides them. */
 	quotas?: Partial<QuotaDefaults>;
+	/** REDIS_URL: rate-limit counters in Redis rather than PostgreSQL (docs/runtime.md, Quotas). */
+	redisUrl?: string;
 }
 
 export interface RunningPlatform {
@@ -51,7 +53,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 		runWorker: knowledgeOptions.worker === "inline",
 	});
 	const quotas = { ...DEFAULT_QUOTAS, ...options.quotas };
-	const runtime = await startRuntime({ orm, databaseUrl: options.databaseUrl, secrets, logger, quotas });
+	const runtime = await startRuntime({ orm, databaseUrl: options.databaseUrl, secrets, logger, quotas, redisUrl: options.redisUrl });
 	const listener = createRequestListener({ orm, logger, secrets, knowledge, runtime: runtime.dependencies, apiKeys: runtime.apiKeys, quotas, requestQuotas: runtime.requestQuotas, get publicBaseUrl() { return publicBaseUrl; } });
 	const server = createServer(listener).listen(options.port, options.host ?? "0.0.0.0");
 	await once(server, "listening");

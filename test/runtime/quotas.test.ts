@@ -1,9 +1,11 @@
+import { createClient } from "@redis/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { revokeApiKey } from "../../server/modules/api-keys/revoke-api-key";
 import { type RunningPlatform, startPlatform } from "../../server/platform";
 import { createLogger } from "../../server/shared/logger";
 import { type ProviderStandIn, startProviderStandIn } from "../helpers/provider-stand-in";
 import { startTestPlatform, TEST_SECRET_KEY, type TestPlatform } from "../helpers/platform";
+import { freePort, startTestRedis, type TestRedis } from "../helpers/redis";
 import { executeBody, workspaceWithCredential } from "./runtime-fixtures";
 
 let platform: TestPlatform;
@@ -72,5 +74,67 @@ describe("quotas", () => {
 			expect(response.status).toBe(401);
 			expect((await response.json()).code).toBe("INVALID_CREDENTIALS");
 		}
+	});
+});
+
+describe("quotas with REDIS_URL", () => {
+	const instances: RunningPlatform[] = [];
+	let redis: TestRedis;
+	beforeAll(async () => {
+		redis = await startTestRedis();
+	});
+	const startInstance = async (redisUrl: string) => {
+		const instance = await startPlatform({ databaseUrl: platform.databaseUrl, secretKey: TEST_SECRET_KEY, port: 0, host: "127.0.0.1", logger: createLogger("silent"), redisUrl });
+		instances.push(instance);
+		return instance;
+	};
+	afterAll(async () => {
+		await Promise.all(instances.map((instance) => instance.close()));
+		await redis?.stop();
+	});
+
+	const limitedKey = async (limit: number) => {
+		const workspace = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		await platform.orm.em.fork().getConnection().execute("update workspaces set rate_limit_per_minute = ? where id = ?", [limit, workspace.workspaceId]);
+		return workspace.createKey(["runtime:execute"]);
+	};
+	const windowRows = async (apiKeyId: string) =>
+		(await platform.orm.em.fork().getConnection().execute<{ request_count: number }[]>("select request_count from rate_limit_windows where subject = ?", [`key:${apiKeyId}`])).map(
+			(row) => row.request_count,
+		);
+
+	it("shares one counter per key across instances in Redis, and writes no rate-limit rows to PostgreSQL", async () => {
+		const [first, second] = [await startInstance(redis.url), await startInstance(redis.url)];
+		const key = await limitedKey(3);
+		await awayFromMinuteBoundary();
+		const windowStart = Math.floor(Date.now() / 60_000) * 60_000;
+		const statuses: number[] = [];
+		for (const instance of [first, second, first, second]) statuses.push((await execute(instance.url, key.key)).status);
+		expect(statuses).toEqual([200, 200, 200, 429]);
+		expect(standIn.requests).toHaveLength(3);
+
+		const client = createClient({ url: redis.url });
+		await client.connect();
+		try {
+			const counterKey = `rate-limit:key:${key.id}:${windowStart}`;
+			expect(Number(await client.get(counterKey))).toBe(4);
+			// Counters expire on their own after their window.
+			const ttl = await client.pTTL(counterKey);
+			expect(ttl).toBeGreaterThan(0);
+			expect(ttl).toBeLessThanOrEqual(120_000);
+		} finally {
+			await client.close();
+		}
+		expect(await windowRows(key.id)).toEqual([]);
+	});
+
+	it("falls back to the PostgreSQL counter while Redis does not answer", async () => {
+		const unreachable = await startInstance(`redis://127.0.0.1:${await freePort()}`);
+		const key = await limitedKey(2);
+		await awayFromMinuteBoundary();
+		const statuses: number[] = [];
+		for (let index = 0; index < 3; index++) statuses.push((await execute(unreachable.url, key.key)).status);
+		expect(statuses).toEqual([200, 200, 429]);
+		expect(await windowRows(key.id)).toEqual([3]);
 	});
 });

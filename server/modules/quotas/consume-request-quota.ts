@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "../../shared/app-error";
 import { invalidApiKeyError } from "../api-keys/authenticate-api-key";
+import type { WindowCounter } from "./redis-window-counter";
 
 export interface QuotaDefaults {
 	/** Requests per minute per API key when the workspace has no override; 0 = unlimited. */
@@ -57,6 +58,10 @@ type Row = { rate_limit_per_minute: number | null; monthly_spend_quota_micro_usd
  * under 40, i.e. exact per-request counting), so requests a process reserved but did not use can
  * refuse other instances at most that much early.
  *
+ * With REDIS_URL the window counters live in Redis instead (redis-window-counter.ts: the same
+ * block claims, one INCRBY each), and PostgreSQL is only read; while Redis is unreachable a claim
+ * falls back to the PostgreSQL counter.
+ *
  * Spend: the workspace's limit and spend are read with each claim and at least every second;
  * this process's own traced cost is added as the trace writer flushes (addSpend), so the quota
  * lags other instances' spend by up to ~1.2 s, and a burst can overshoot it slightly.
@@ -64,7 +69,10 @@ type Row = { rate_limit_per_minute: number | null; monthly_spend_quota_micro_usd
 export class RequestQuotas {
 	private readonly keys = new Map<string, KeyState>();
 
-	constructor(private readonly defaults: QuotaDefaults) {}
+	constructor(
+		private readonly defaults: QuotaDefaults,
+		private readonly counter?: { windows: WindowCounter; onUnavailable: (error: unknown) => void },
+	) {}
 
 	/** Resolves at once (no database) while the key has reserved requests and fresh settings. */
 	consume(em: () => EntityManager, input: { apiKeyId: string; workspaceId: string }, now = Date.now()): Promise<void> | undefined {
@@ -125,34 +133,30 @@ export class RequestQuotas {
 
 	/**
 	 * One round trip: re-reads the workspace's limits and spend (and that the key is live), and,
-	 * if the key is limited and has nothing reserved in this window, claims a block.
+	 * if the key is limited and has nothing reserved in this window, claims a block (a second
+	 * round trip, to Redis, when the counters live there).
 	 */
 	private async claim(em: EntityManager, apiKeyId: string, state: KeyState, now: number): Promise<void> {
 		const windowStart = windowStartOf(now);
 		const sameWindow = state.windowStart === windowStart;
 		const needTokens = !sameWindow || state.remaining === 0;
-		const rows: Row[] = await em.getConnection().execute(
-			`with settings as (
-				select w.rate_limit_per_minute, w.monthly_spend_quota_micro_usd, coalesce(w.rate_limit_per_minute, ?) as effective_limit,
-					(select s.cost_micro_usd from workspace_monthly_spend s where s.workspace = w.id and s.month = ?) as spent
-				from workspaces w join api_keys k on k.workspace_id = w.id
-				where w.id = ? and k.id = ? and k.revoked_at is null
-			), claimed as (
-				insert into rate_limit_windows (subject, window_start, request_count)
-				select ?, ?, least(${MAX_BLOCK}, greatest(1, settings.effective_limit / ${BLOCK_DIVISOR})) from settings where settings.effective_limit > 0 and ?
-				on conflict (subject, window_start) do update set request_count = rate_limit_windows.request_count + excluded.request_count
-				returning request_count
-			)
-			select rate_limit_per_minute, monthly_spend_quota_micro_usd, spent, (select request_count from claimed) as claimed from settings`,
-			[this.defaults.rateLimitPerMinute, monthOf(new Date(now)), state.workspaceId, apiKeyId, `key:${apiKeyId}`, new Date(windowStart), needTokens],
-		);
-		const row = rows[0];
+		const inRedis = needTokens && this.counter !== undefined;
+		let row = await this.readAndClaim(em, apiKeyId, state.workspaceId, windowStart, needTokens && !inRedis);
 		// The key is re-checked with every claim: never trusted from the cache alone for long.
 		if (!row) {
 			this.keys.delete(apiKeyId);
 			throw invalidApiKeyError();
 		}
-		state.limit = row.rate_limit_per_minute ?? this.defaults.rateLimitPerMinute;
+		const limit = row.rate_limit_per_minute ?? this.defaults.rateLimitPerMinute;
+		if (inRedis && limit > 0 && this.counter) {
+			try {
+				row = { ...row, claimed: await this.counter.windows.add(`key:${apiKeyId}`, windowStart, reservationSize(limit)) };
+			} catch (error) {
+				this.counter.onUnavailable(error);
+				row = (await this.readAndClaim(em, apiKeyId, state.workspaceId, windowStart, true)) ?? row;
+			}
+		}
+		state.limit = limit;
 		state.quota = row.monthly_spend_quota_micro_usd === null ? this.defaults.monthlySpendQuotaMicroUsd : Number(row.monthly_spend_quota_micro_usd);
 		state.spent = Number(row.spent ?? 0);
 		state.checkedAt = Date.now();
@@ -168,6 +172,26 @@ export class RequestQuotas {
 			state.remaining += granted;
 			state.exhausted = granted < block;
 		}
+	}
+
+	/** The key's settings and spend, and with `claimTokens` a block claimed in rate_limit_windows, in one statement. */
+	private async readAndClaim(em: EntityManager, apiKeyId: string, workspaceId: string, windowStart: number, claimTokens: boolean): Promise<Row | undefined> {
+		const rows: Row[] = await em.getConnection().execute(
+			`with settings as (
+				select w.rate_limit_per_minute, w.monthly_spend_quota_micro_usd, coalesce(w.rate_limit_per_minute, ?) as effective_limit,
+					(select s.cost_micro_usd from workspace_monthly_spend s where s.workspace = w.id and s.month = ?) as spent
+				from workspaces w join api_keys k on k.workspace_id = w.id
+				where w.id = ? and k.id = ? and k.revoked_at is null
+			), claimed as (
+				insert into rate_limit_windows (subject, window_start, request_count)
+				select ?, ?, least(${MAX_BLOCK}, greatest(1, settings.effective_limit / ${BLOCK_DIVISOR})) from settings where settings.effective_limit > 0 and ?
+				on conflict (subject, window_start) do update set request_count = rate_limit_windows.request_count + excluded.request_count
+				returning request_count
+			)
+			select rate_limit_per_minute, monthly_spend_quota_micro_usd, spent, (select request_count from claimed) as claimed from settings`,
+			[this.defaults.rateLimitPerMinute, monthOf(new Date(windowStart)), workspaceId, apiKeyId, `key:${apiKeyId}`, new Date(windowStart), claimTokens],
+		);
+		return rows[0];
 	}
 }
 

@@ -6,6 +6,7 @@ import { API_KEY_REVOKED_CHANNEL, ApiKeyCache } from "../api-keys/api-key-cache"
 import { DEPLOYMENT_CHANNEL, DeploymentResolver } from "../assistants/deployment-cache";
 import { TraceWriter } from "../traces/trace-writer";
 import { DEFAULT_QUOTAS, type QuotaDefaults, RequestQuotas } from "../quotas/consume-request-quota";
+import { RedisWindowCounter } from "../quotas/redis-window-counter";
 import { PROVIDER_CREDENTIAL_CHANNEL } from "../provider-credentials/set-provider-credential";
 import { ProviderAdapters } from "./provider-adapters";
 import type { RuntimeDependencies } from "./run-generation";
@@ -22,7 +23,15 @@ export interface RuntimeServices {
 }
 
 /** Runtime wiring: provider adapters, cached deployments and API keys (LISTEN/NOTIFY), the trace writer. */
-export async function startRuntime(input: { orm: Orm; databaseUrl: string; secrets: SecretBox; logger: Logger; quotas?: QuotaDefaults }): Promise<RuntimeServices> {
+export async function startRuntime(input: {
+	orm: Orm;
+	databaseUrl: string;
+	secrets: SecretBox;
+	logger: Logger;
+	quotas?: QuotaDefaults;
+	/** Rate-limit window counters in this Redis instead of PostgreSQL (REDIS_URL). */
+	redisUrl?: string;
+}): Promise<RuntimeServices> {
 	const em = () => input.orm.em.fork();
 	const notifications = new DatabaseNotifications(input.databaseUrl, [DEPLOYMENT_CHANNEL, API_KEY_REVOKED_CHANNEL, PROVIDER_CREDENTIAL_CHANNEL], input.logger);
 	try {
@@ -32,7 +41,20 @@ export async function startRuntime(input: { orm: Orm; databaseUrl: string; secre
 		input.logger.warn("could not LISTEN for cache invalidations; caches disabled", { error });
 	}
 	const traces = new TraceWriter(em, input.logger);
-	const requestQuotas = new RequestQuotas(input.quotas ?? DEFAULT_QUOTAS);
+	const windows = input.redisUrl ? RedisWindowCounter.start(input.redisUrl, input.logger) : undefined;
+	let warnedAt = -Infinity;
+	const requestQuotas = new RequestQuotas(
+		input.quotas ?? DEFAULT_QUOTAS,
+		windows && {
+			windows,
+			onUnavailable: (error) => {
+				// At most once a minute: every claim fails alike while Redis is down.
+				if (Date.now() - warnedAt < 60_000) return;
+				warnedAt = Date.now();
+				input.logger.warn("rate-limit claims fall back to PostgreSQL: Redis did not answer", { error });
+			},
+		},
+	);
 	traces.onFlushed = (batch) => {
 		for (const trace of batch) requestQuotas.addSpend(trace.workspace, trace.costMicroUsd);
 	};
@@ -52,6 +74,7 @@ export async function startRuntime(input: { orm: Orm; databaseUrl: string; secre
 		async close() {
 			await traces.close();
 			await notifications.close();
+			await windows?.close();
 		},
 	};
 }
