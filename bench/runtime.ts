@@ -317,6 +317,11 @@ try {
 		const base = runs.find((candidate) => candidate.target === baseline && candidate.concurrency === 32);
 		return run && base ? Math.round((run.requestsPerSecond / base.requestsPerSecond) * 100) / 100 : null;
 	};
+	const cpuRatio = (name: string, baseline: string) => {
+		const run = runs.find((candidate) => candidate.target === name && candidate.concurrency === 32);
+		const base = runs.find((candidate) => candidate.target === baseline && candidate.concurrency === 32);
+		return run?.serverCpuUsPerRequest && base?.serverCpuUsPerRequest ? Math.round((run.serverCpuUsPerRequest / base.serverCpuUsPerRequest) * 100) / 100 : null;
+	};
 	const table = runs.map((run) => ({ ...run, addedP50Ms: run.target === "direct" ? 0 : added(run.target, run.concurrency) }));
 	results.runs = table;
 	results.streams = streams.map((run) => ({ ...run, addedFirstDeltaP50Ms: round((run.firstDeltaP50Ms ?? 0) - (streams[0].firstDeltaP50Ms ?? 0)) }));
@@ -328,6 +333,9 @@ try {
 		"added first delta p50 (stream)": { valueMs: (results.streams as { addedFirstDeltaP50Ms: number }[])[2].addedFirstDeltaP50Ms, targetMs: 2 },
 		"throughput at c=32, execute / portkey": { ratio: throughputRatio("/runtime/execute", "portkey gateway"), target: 5 },
 		"throughput at c=32, execute / bare proxy": { ratio: throughputRatio("/runtime/execute", "bare proxy"), target: null },
+		// Steadier than throughput, which the client and stand-in sharing the same two cores also bound.
+		"server CPU per request at c=32, portkey / execute": { ratio: cpuRatio("portkey gateway", "/runtime/execute"), target: null },
+		"server CPU per request at c=32, execute / bare proxy": { ratio: cpuRatio("/runtime/execute", "bare proxy"), target: null },
 	};
 
 	console.table(table.map((run) => ({ target: run.target, c: run.concurrency, "p50 ms": run.p50Ms, "p99 ms": run.p99Ms, "req/s": run.requestsPerSecond, "added p50 ms": run.addedP50Ms, "server CPU µs/req": run.serverCpuUsPerRequest, failures: run.failures })));
