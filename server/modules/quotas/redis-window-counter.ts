@@ -14,6 +14,11 @@ export interface WindowCounter {
 	close(): Promise<void>;
 }
 
+function connect(url: string) {
+	// Reconnects forever, at most 2 s apart.
+	return createClient({ url, disableOfflineQueue: true, socket: { connectTimeout: 2_000, reconnectStrategy: (retries: number) => Math.min(100 * (retries + 1), 2_000) } });
+}
+
 /**
  * Window counters in Redis (REDIS_URL): INCRBY and PEXPIRE in one MULTI, so every instance using
  * the same Redis shares one counter per key and window and PostgreSQL takes no rate-limit writes.
@@ -22,11 +27,6 @@ export interface WindowCounter {
  * generations (a command sent while reconnecting would wait for the next attempt). The client
  * reconnects by itself.
  */
-function connect(url: string) {
-	// Reconnects forever, at most 2 s apart.
-	return createClient({ url, disableOfflineQueue: true, socket: { connectTimeout: 2_000, reconnectStrategy: (retries: number) => Math.min(100 * (retries + 1), 2_000) } });
-}
-
 export class RedisWindowCounter implements WindowCounter {
 	private constructor(private readonly client: ReturnType<typeof connect>) {}
 
