@@ -2,7 +2,7 @@
  * npm run bench:runtime — what the runtime adds on top of a model provider, no network.
  *
  * An instant local stand-in answers OpenAI's /v1/chat/completions (JSON and SSE). The same
- * keep-alive HTTP client then calls it directly, through POST /runtime/execute, and through
+ * keep-alive HTTP client (undici) then calls it directly, through POST /runtime/execute, and through
  * POST /runtime/assistants/:slug, at concurrency 1 and 32: p50/p99 latency, requests/s, and the
  * added latency (p50 through us minus p50 direct). A bare keep-alive proxy (bench/bare-proxy.ts)
  * is measured too: the floor any gateway process pays. Streams: time to first delta, direct vs
@@ -27,6 +27,7 @@ import { createAssistant, createAssistantVersion, publishAssistantVersion, updat
 import { setProviderCredential } from "../server/modules/provider-credentials/set-provider-credential";
 import { bootstrapInstallation } from "../server/modules/tenancy/bootstrap";
 import { createInterface } from "node:readline";
+import { Pool } from "undici";
 import { openDatabase } from "../server/db/orm";
 import { SecretBox } from "../server/shared/crypto";
 import { createTestDatabase } from "../test/helpers/database";
@@ -112,28 +113,27 @@ function cpuMsOf(serverProcess: NonNullable<Target["serverProcess"]>): number {
 	return (ticks * 1000) / ticksPerSecond;
 }
 
-function send(agent: http.Agent, target: Target, untilFirstByteOf?: string): Promise<{ total: number; firstDelta: number | null; status: number }> {
-	return new Promise((resolve, reject) => {
-		const started = performance.now();
-		const url = new URL(target.url);
-		const request = http.request(
-			{ agent, host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(target.body), ...target.headers } },
-			(response) => {
-				let firstDelta: number | null = null;
-				let seen = "";
-				response.on("data", (data: Buffer) => {
-					if (untilFirstByteOf && firstDelta === null) {
-						seen += data.toString("utf8");
-						if (seen.includes(untilFirstByteOf)) firstDelta = performance.now() - started;
-					}
-				});
-				response.on("end", () => resolve({ total: performance.now() - started, firstDelta, status: response.statusCode ?? 0 }));
-				response.on("error", reject);
-			},
-		);
-		request.on("error", reject);
-		request.end(target.body);
-	});
+/**
+ * One request through a keep-alive undici Pool (one per target and round, `concurrency`
+ * connections). undici rather than node:http for the client: the client and the stand-in share one
+ * core with whatever else the machine does, and a lighter client leaves more of the machine to the
+ * targets being measured; every target, the direct baseline included, gets the same client.
+ */
+async function send(pool: Pool, target: Target, untilFirstByteOf?: string): Promise<{ total: number; firstDelta: number | null; status: number }> {
+	const started = performance.now();
+	const response = await pool.request({ path: new URL(target.url).pathname, method: "POST", headers: { "content-type": "application/json", ...target.headers }, body: target.body });
+	let firstDelta: number | null = null;
+	if (untilFirstByteOf) {
+		let seen = "";
+		for await (const data of response.body) {
+			if (firstDelta !== null) continue;
+			seen += (data as Buffer).toString("utf8");
+			if (seen.includes(untilFirstByteOf)) firstDelta = performance.now() - started;
+		}
+	} else {
+		await response.body.dump({ limit: Number.POSITIVE_INFINITY });
+	}
+	return { total: performance.now() - started, firstDelta, status: response.statusCode };
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -150,8 +150,8 @@ interface Round {
 /** One round: `count` requests from `concurrency` keep-alive clients, after `warmup` sequential ones. */
 async function measureRound(target: Target, concurrency: number, count: number, warmup: number): Promise<Round> {
 	const firstDeltaMarker = target.firstDeltaMarker;
-	const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-	for (let index = 0; index < warmup; index++) await send(agent, target, firstDeltaMarker);
+	const pool = new Pool(new URL(target.url).origin, { connections: concurrency });
+	for (let index = 0; index < warmup; index++) await send(pool, target, firstDeltaMarker);
 	const round: Round = { latencies: [], firstDeltas: [], failures: 0, seconds: 0, cpuMs: null };
 	let next = 0;
 	const cpuBefore = target.serverProcess ? cpuMsOf(target.serverProcess) : null;
@@ -160,7 +160,7 @@ async function measureRound(target: Target, concurrency: number, count: number, 
 		Array.from({ length: concurrency }, async () => {
 			while (next < count) {
 				next += 1;
-				const result = await send(agent, target, firstDeltaMarker);
+				const result = await send(pool, target, firstDeltaMarker);
 				if (result.status !== 200) round.failures += 1;
 				round.latencies.push(result.total);
 				if (result.firstDelta !== null) round.firstDeltas.push(result.firstDelta);
@@ -169,7 +169,7 @@ async function measureRound(target: Target, concurrency: number, count: number, 
 	);
 	round.seconds = (performance.now() - started) / 1000;
 	if (target.serverProcess && cpuBefore !== null) round.cpuMs = cpuMsOf(target.serverProcess) - cpuBefore;
-	agent.destroy();
+	await pool.close();
 	return round;
 }
 
