@@ -119,9 +119,9 @@ function cpuMsOf(serverProcess: NonNullable<Target["serverProcess"]>): number {
  * core with whatever else the machine does, and a lighter client leaves more of the machine to the
  * targets being measured; every target, the direct baseline included, gets the same client.
  */
-async function send(pool: Pool, target: Target, untilFirstByteOf?: string): Promise<{ total: number; firstDelta: number | null; status: number }> {
+async function send(pool: Pool, path: string, target: Target, untilFirstByteOf?: string): Promise<{ total: number; firstDelta: number | null; status: number }> {
 	const started = performance.now();
-	const response = await pool.request({ path: new URL(target.url).pathname, method: "POST", headers: { "content-type": "application/json", ...target.headers }, body: target.body });
+	const response = await pool.request({ path, method: "POST", headers: { "content-type": "application/json", ...target.headers }, body: target.body });
 	let firstDelta: number | null = null;
 	if (untilFirstByteOf) {
 		let seen = "";
@@ -150,8 +150,9 @@ interface Round {
 /** One round: `count` requests from `concurrency` keep-alive clients, after `warmup` sequential ones. */
 async function measureRound(target: Target, concurrency: number, count: number, warmup: number): Promise<Round> {
 	const firstDeltaMarker = target.firstDeltaMarker;
-	const pool = new Pool(new URL(target.url).origin, { connections: concurrency });
-	for (let index = 0; index < warmup; index++) await send(pool, target, firstDeltaMarker);
+	const url = new URL(target.url);
+	const pool = new Pool(url.origin, { connections: concurrency });
+	for (let index = 0; index < warmup; index++) await send(pool, url.pathname, target, firstDeltaMarker);
 	const round: Round = { latencies: [], firstDeltas: [], failures: 0, seconds: 0, cpuMs: null };
 	let next = 0;
 	const cpuBefore = target.serverProcess ? cpuMsOf(target.serverProcess) : null;
@@ -160,7 +161,7 @@ async function measureRound(target: Target, concurrency: number, count: number, 
 		Array.from({ length: concurrency }, async () => {
 			while (next < count) {
 				next += 1;
-				const result = await send(pool, target, firstDeltaMarker);
+				const result = await send(pool, url.pathname, target, firstDeltaMarker);
 				if (result.status !== 200) round.failures += 1;
 				round.latencies.push(result.total);
 				if (result.firstDelta !== null) round.firstDeltas.push(result.firstDelta);
