@@ -1,13 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Scope } from "../../../contract/common";
 import { AppError } from "../../shared/app-error";
+import type { ApiKeyPrincipal } from "../../shared/principal";
 import { API_KEY_PREFIX, hashApiKey } from "./api-key-format";
 
-export interface ApiKeyPrincipal {
-	apiKeyId: string;
-	workspaceId: string;
-	scopes: ReadonlySet<Scope>;
-}
+export type { ApiKeyPrincipal };
 
 const BEARER = /^Bearer[ \t]+(\S*)[ \t]*$/i;
 const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="api"' };
@@ -35,7 +32,7 @@ export async function authenticateApiKey(em: EntityManager, token: string): Prom
 		.execute("select id, workspace_id, scopes from api_keys where key_hash = ? and revoked_at is null", [hashApiKey(token)]);
 	const row = rows[0];
 	if (!row) throw invalidApiKeyError();
-	return { apiKeyId: row.id, workspaceId: row.workspace_id, scopes: new Set(row.scopes as Scope[]) };
+	return { kind: "api_key", apiKeyId: row.id, workspaceId: row.workspace_id, scopes: new Set(row.scopes as Scope[]) };
 }
 
 export function requireScope(principal: ApiKeyPrincipal, scope: Scope): void {
