@@ -20,11 +20,13 @@ import { join } from "node:path";
 import pg from "pg";
 import { embedBuiltin } from "../server/knowledge/embed/builtin-embedder";
 import { encodeVector } from "../server/knowledge/index/vector-encoding";
-import { lexicalIndexCache } from "../server/knowledge/index/lexical-index";
-import { vectorCache } from "../server/knowledge/index/vector-cache";
-import { fullTextRanking, searchKnowledge } from "../server/knowledge/search/search-knowledge";
-import { createKnowledgeSource } from "../server/modules/knowledge/knowledge-sources";
+import { KNOWLEDGE_CHUNKS_CHANNEL } from "../server/knowledge/index/vector-notifications";
+import { fullTextRanking } from "../server/knowledge/search/search-knowledge";
+import { createKnowledgeSource } from "../server/modules/knowledge/create-knowledge-source";
+import { searchKnowledgeSource } from "../server/modules/knowledge/search-knowledge-source";
 import { createApiKey } from "../server/modules/api-keys/create-api-key";
+import { createUseCaseContext } from "../server/modules/platform-services";
+import { OPERATOR } from "../server/shared/principal";
 import { bootstrapInstallation } from "../server/modules/tenancy/bootstrap";
 import { startPlatform } from "../server/platform";
 import { newId } from "../server/shared/ids";
@@ -44,12 +46,14 @@ const platform = await startPlatform({
 	knowledge: { workerConcurrency: 4 },
 });
 const pool = new pg.Pool({ connectionString: database.url, max: 4 });
+const operator = () => createUseCaseContext(platform.services, OPERATOR);
+const { lexical: lexicalIndexCache, vectors: vectorCache } = platform.services.search;
 const results: Record<string, unknown> = { node: process.version, date: new Date().toISOString() };
 const log = (message: string) => process.stdout.write(`${message}\n`);
 
 try {
-	const setup = await bootstrapInstallation(platform.orm.em.fork(), { organization: "Bench", workspace: "Bench", email: "bench@example.com", password: "bench password 123" });
-	const { key } = await createApiKey(platform.orm.em.fork(), { workspaceId: setup.workspaceId, name: "bench", scopes: ["knowledge:read", "knowledge:write"] });
+	const setup = await bootstrapInstallation(operator(), { organization: "Bench", workspace: "Bench", email: "bench@example.com", password: "bench password 123" });
+	const { key } = await createApiKey(operator(), { workspaceId: setup.workspaceId, name: "bench", scopes: ["knowledge:read", "knowledge:write"] });
 	const api = async (method: string, path: string, body?: unknown) => {
 		const response = await fetch(`${platform.url}${path}`, {
 			method,
@@ -126,7 +130,7 @@ try {
 	// 2. Search latency at 10k and 100k chunks (inserted directly: the point is search, not ingestion).
 	const latency: Record<string, unknown> = {};
 	for (const size of [10_000, 100_000]) {
-		const source = await createKnowledgeSource(platform.orm.em.fork(), { workspaceId: setup.workspaceId, name: `latency-${size}` });
+		const source = await createKnowledgeSource(operator(), { workspaceId: setup.workspaceId, name: `latency-${size}` });
 		const documentId = newId("doc");
 		await pool.query(
 			`insert into knowledge_documents (id, workspace_id, source_id, filename, content_type, byte_size, storage_key, status, chunk_count, attempts, created_at, updated_at)
@@ -147,18 +151,18 @@ try {
 		}
 		await pool.query("analyze knowledge_chunks");
 		const coldStarted = performance.now();
-		await vectorCache.matrixFor(platform.orm.em.fork(), source.id);
+		await vectorCache.matrixFor(platform.services.orm.em.fork(), source.id);
 		const coldLoadMs = performance.now() - coldStarted;
 		const lexicalStarted = performance.now();
-		await lexicalIndexCache.lexiconFor(platform.orm.em.fork(), source.id);
+		await lexicalIndexCache.lexiconFor(platform.services.orm.em.fork(), source.id);
 		const lexicalBuildMs = performance.now() - lexicalStarted;
-		const lexicalMegabytes = (await lexicalIndexCache.memoryBytes(platform.orm.em.fork(), source.id)) / 1024 / 1024;
+		const lexicalMegabytes = (await lexicalIndexCache.memoryBytes(platform.services.orm.em.fork(), source.id)) / 1024 / 1024;
 		// Two query mixes: words drawn like the text (frequent words, the worst case for full text)
 		// and words drawn uniformly from the vocabulary (closer to content-word queries).
 		const uniformWord = () => words[Math.floor(random() * words.length)];
-		const search = (query: string) => searchKnowledge(platform.orm.em.fork(), { workspaceId: setup.workspaceId, sourceId: source.id, query, topK: 5 });
+		const search = (query: string) => searchKnowledgeSource(operator(), { workspaceId: setup.workspaceId, sourceId: source.id, query, topK: 5 });
 		// The baseline ranks as many candidates as hybrid search asks of each half (50 for topK 5).
-		const baseline = (query: string) => fullTextRanking(platform.orm.em.fork(), source.id, query, 50);
+		const baseline = (query: string) => fullTextRanking(platform.services.orm.em.fork(), source.id, query, 50);
 		const measure = async (pick: () => string) => {
 			const queries = Array.from({ length: 200 }, () => Array.from({ length: 4 }, pick).join(" "));
 			for (const query of queries.slice(0, 10)) await Promise.all([search(query), baseline(query)]);
@@ -189,8 +193,8 @@ try {
 			insertSeconds: Number(((performance.now() - insertStarted) / 1000).toFixed(1)),
 		};
 		log(`search ${size}: ${JSON.stringify(latency[String(size)])}`);
-		vectorCache.invalidate(source.id);
-		lexicalIndexCache.invalidate(source.id);
+		// Frees the source's cached index before the next size, as a change to its chunks would.
+		await pool.query("select pg_notify($1, $2)", [KNOWLEDGE_CHUNKS_CHANNEL.name, source.id]);
 	}
 	results.searchLatency = latency;
 
@@ -225,9 +229,9 @@ try {
 		filenameOf.set(row.id, row.filename.replace(/\.txt$/, ""));
 	}
 	const firstDistinct = (ids: string[], limit = 10) => [...new Set(ids)].slice(0, limit);
-	const em = () => platform.orm.em.fork();
+	const em = () => platform.services.orm.em.fork();
 	const methods: Record<string, (query: string) => Promise<string[]>> = {
-		hybrid: async (query) => (await searchKnowledge(em(), { workspaceId: setup.workspaceId, sourceId: cranSource, query, topK: 30 })).map((hit) => hit.filename.replace(/\.txt$/, "")),
+		hybrid: async (query) => (await searchKnowledgeSource(operator(), { workspaceId: setup.workspaceId, sourceId: cranSource, query, topK: 30 })).map((hit) => hit.filename.replace(/\.txt$/, "")),
 		fullTextOr: async (query) => (await fullTextRanking(em(), cranSource, query, 30)).map((id) => filenameOf.get(id) as string),
 		fullTextWebsearchAnd: async (query) => {
 			const rows = await pool.query(

@@ -23,13 +23,18 @@ import { readdirSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { createAssistant, createAssistantVersion, publishAssistantVersion, updateAssistantDraft } from "../server/modules/assistants/assistants";
+import { createAssistant } from "../server/modules/assistants/create-assistant";
+import { createAssistantVersion } from "../server/modules/assistants/create-assistant-version";
+import { publishAssistantVersion } from "../server/modules/assistants/publish-assistant-version";
+import { updateAssistantDraft } from "../server/modules/assistants/update-assistant-draft";
+import { createUseCaseContext } from "../server/modules/platform-services";
+import { createPlatformServices } from "../server/platform";
+import { OPERATOR } from "../server/shared/principal";
 import { setProviderCredential } from "../server/modules/provider-credentials/set-provider-credential";
 import { bootstrapInstallation } from "../server/modules/tenancy/bootstrap";
 import { createInterface } from "node:readline";
 import { Pool } from "undici";
-import { openDatabase } from "../server/db/orm";
-import { SecretBox } from "../server/shared/crypto";
+import { createLogger } from "../server/shared/logger";
 import { createTestDatabase } from "../test/helpers/database";
 import { buildBundles } from "../scripts/build";
 
@@ -250,7 +255,9 @@ function stopPortkey(child: ChildProcess | null) {
 // --- the run ----------------------------------------------------------------------------------------
 if (!process.env.TEST_DATABASE_URL && process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
 const database = await createTestDatabase();
-const orm = await openDatabase(database.url);
+// The bench's own handle on the platform's database and services, as the operator CLI has (the data is set up through the use cases).
+const operatorServices = await createPlatformServices({ databaseUrl: database.url, secretKey: SECRET_KEY, publicBaseUrl: () => "", logger: createLogger("silent") }, "cli");
+const operator = () => createUseCaseContext(operatorServices.services, OPERATOR);
 // The platform runs as production does: bundled ahead (npm run build), not through tsx.
 await buildBundles({ "runtime-server": "bench/runtime-server.ts", "bare-proxy": "bench/bare-proxy.ts" }, "dist/bench");
 const profileFlags = process.env.BENCH_SERVER_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_SERVER_PROFILE_DIR}`] : [];
@@ -260,7 +267,7 @@ const server = spawn(process.execPath, [...profileFlags, "dist/bench/runtime-ser
 });
 const readUrl = async (child: ChildProcess) =>
 	(JSON.parse(((await once(createInterface({ input: child.stdout as NonNullable<typeof child.stdout> }), "line")) as [string])[0]) as { url: string }).url;
-const platform = { url: await readUrl(server), orm };
+const platform = { url: await readUrl(server) };
 const bareProxy = spawn(process.execPath, ["dist/bench/bare-proxy.js"], {
 	env: { ...process.env, UPSTREAM_URL: `${standInUrl}/v1/chat/completions` },
 	stdio: ["ignore", "pipe", "inherit"],
@@ -269,16 +276,16 @@ const bareProxyUrl = await readUrl(bareProxy);
 let portkey: ChildProcess | null = null;
 const results: Record<string, unknown> = { node: process.version, date: new Date().toISOString(), standIn: "instant local OpenAI stand-in" };
 try {
-	const setup = await bootstrapInstallation(platform.orm.em.fork(), { organization: "Bench", workspace: "Bench", email: "bench@example.com", password: "bench password 123" });
-	await setProviderCredential(platform.orm.em.fork(), new SecretBox(SECRET_KEY), { workspaceId: setup.workspaceId, provider: "openai", apiKey: "sk-bench", baseUrl: `${standInUrl}/v1` });
-	await createAssistant(platform.orm.em.fork(), { workspaceId: setup.workspaceId, slug: "bench-bot", name: "Bench" });
-	await updateAssistantDraft(platform.orm.em.fork(), {
+	const setup = await bootstrapInstallation(operator(), { organization: "Bench", workspace: "Bench", email: "bench@example.com", password: "bench password 123" });
+	await setProviderCredential(operator(), { workspaceId: setup.workspaceId, provider: "openai", apiKey: "sk-bench", baseUrl: `${standInUrl}/v1` });
+	await createAssistant(operator(), { workspaceId: setup.workspaceId, slug: "bench-bot", name: "Bench" });
+	await updateAssistantDraft(operator(), {
 		workspaceId: setup.workspaceId,
 		slug: "bench-bot",
 		patch: { provider: "openai", model: "gpt-4o-mini", systemPrompt: "You help {{name}}.", variables: [{ name: "name", type: "string", required: true }], generation: {} },
 	});
-	await createAssistantVersion(platform.orm.em.fork(), { workspaceId: setup.workspaceId, slug: "bench-bot" });
-	await publishAssistantVersion(platform.orm.em.fork(), { workspaceId: setup.workspaceId, slug: "bench-bot", version: 1 });
+	await createAssistantVersion(operator(), { workspaceId: setup.workspaceId, slug: "bench-bot" });
+	await publishAssistantVersion(operator(), { workspaceId: setup.workspaceId, slug: "bench-bot", version: 1 });
 
 	const messages = [{ role: "user", content: "Say hello." }];
 	const auth = { authorization: `Bearer ${setup.apiKey}` };
@@ -352,7 +359,7 @@ try {
 	server.kill("SIGTERM");
 	bareProxy.kill("SIGTERM");
 	await Promise.all([once(server, "exit"), once(bareProxy, "exit")]);
-	await orm.close();
+	await operatorServices.close();
 	standIn.close();
 	standIn.closeAllConnections();
 	await database.drop();

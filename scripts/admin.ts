@@ -7,24 +7,23 @@
 import { parseArgs } from "node:util";
 import { loadConfig } from "../server/config";
 import { resolveDatabase } from "../server/db/database-url";
-import { openDatabase } from "../server/db/orm";
 import { createApiKey } from "../server/modules/api-keys/create-api-key";
-import {
-	createAssistant,
-	createAssistantVersion,
-	publishAssistantVersion,
-	rollbackAssistantDeployment,
-	updateAssistantDraft,
-} from "../server/modules/assistants/assistants";
 import { revokeApiKey } from "../server/modules/api-keys/revoke-api-key";
+import { createAssistant } from "../server/modules/assistants/create-assistant";
+import { createAssistantVersion } from "../server/modules/assistants/create-assistant-version";
+import { publishAssistantVersion } from "../server/modules/assistants/publish-assistant-version";
+import { rollbackAssistantDeployment } from "../server/modules/assistants/rollback-assistant-deployment";
+import { updateAssistantDraft } from "../server/modules/assistants/update-assistant-draft";
+import { createUseCaseContext, type UseCaseContext } from "../server/modules/platform-services";
 import { setProviderCredential } from "../server/modules/provider-credentials/set-provider-credential";
 import { bootstrapInstallation } from "../server/modules/tenancy/bootstrap";
 import { createUser } from "../server/modules/tenancy/create-user";
+import { createPlatformServices } from "../server/platform";
 import { AppError } from "../server/shared/app-error";
-import { SecretBox } from "../server/shared/crypto";
+import { createLogger } from "../server/shared/logger";
+import { OPERATOR } from "../server/shared/principal";
 
 type Flags = Record<string, string | boolean | undefined>;
-type Context = { em: import("@mikro-orm/postgresql").EntityManager; secrets: SecretBox };
 
 const USAGE = `Usage: npm run --silent admin -- <command> [options] --json
 
@@ -68,33 +67,33 @@ function integerFlag(flags: Flags, name: string): number {
 	return value;
 }
 
-const COMMANDS: Record<string, (context: Context, flags: Flags) => Promise<unknown>> = {
-	bootstrap: ({ em }, flags) =>
-		bootstrapInstallation(em, {
+const COMMANDS: Record<string, (context: UseCaseContext, flags: Flags) => Promise<unknown>> = {
+	bootstrap: (context, flags) =>
+		bootstrapInstallation(context, {
 			organization: required(flags, "organization"),
 			workspace: required(flags, "workspace"),
 			email: required(flags, "email"),
 			password: required(flags, "password"),
 		}),
-	"api-key create": async ({ em }, flags) => {
-		const created = await createApiKey(em, {
+	"api-key create": async (context, flags) => {
+		const created = await createApiKey(context, {
 			workspaceId: required(flags, "workspace"),
 			name: typeof flags.name === "string" ? flags.name : "API key",
 			scopes: typeof flags.scopes === "string" ? flags.scopes.split(",").map((scope) => scope.trim()).filter(Boolean) : undefined,
 		});
 		return { id: created.id, key: created.key, scopes: created.scopes };
 	},
-	"api-key revoke": ({ em }, flags) => revokeApiKey(em, { id: required(flags, "id") }),
-	"provider-credential set": ({ em, secrets }, flags) =>
-		setProviderCredential(em, secrets, {
+	"api-key revoke": (context, flags) => revokeApiKey(context, { id: required(flags, "id") }),
+	"provider-credential set": (context, flags) =>
+		setProviderCredential(context, {
 			workspaceId: required(flags, "workspace"),
 			provider: required(flags, "provider"),
 			apiKey: required(flags, "api-key"),
 			baseUrl: typeof flags["base-url"] === "string" ? flags["base-url"] : null,
 		}),
-	"assistant create": ({ em }, flags) =>
-		createAssistant(em, { workspaceId: required(flags, "workspace"), slug: required(flags, "slug"), name: required(flags, "name") }),
-	"assistant update-draft": ({ em }, flags) => {
+	"assistant create": (context, flags) =>
+		createAssistant(context, { workspaceId: required(flags, "workspace"), slug: required(flags, "slug"), name: required(flags, "name") }),
+	"assistant update-draft": (context, flags) => {
 		const patch = Object.fromEntries(
 			Object.entries({
 				provider: optional(flags, "provider"),
@@ -105,21 +104,21 @@ const COMMANDS: Record<string, (context: Context, flags: Flags) => Promise<unkno
 				knowledge: jsonFlag(flags, "knowledge"),
 			}).filter(([, value]) => value !== undefined),
 		);
-		return updateAssistantDraft(em, { workspaceId: required(flags, "workspace"), slug: required(flags, "slug"), patch });
+		return updateAssistantDraft(context, { workspaceId: required(flags, "workspace"), slug: required(flags, "slug"), patch });
 	},
-	"assistant create-version": ({ em }, flags) =>
-		createAssistantVersion(em, { workspaceId: required(flags, "workspace"), slug: required(flags, "slug"), note: optional(flags, "note") ?? null }),
-	"assistant publish": ({ em }, flags) =>
-		publishAssistantVersion(em, {
+	"assistant create-version": (context, flags) =>
+		createAssistantVersion(context, { workspaceId: required(flags, "workspace"), slug: required(flags, "slug"), note: optional(flags, "note") ?? null }),
+	"assistant publish": (context, flags) =>
+		publishAssistantVersion(context, {
 			workspaceId: required(flags, "workspace"),
 			slug: required(flags, "slug"),
 			version: integerFlag(flags, "version"),
 			environment: optional(flags, "environment"),
 		}),
-	"assistant rollback": ({ em }, flags) =>
-		rollbackAssistantDeployment(em, { workspaceId: required(flags, "workspace"), slug: required(flags, "slug"), environment: optional(flags, "environment") }),
-	"user create": ({ em }, flags) =>
-		createUser(em, {
+	"assistant rollback": (context, flags) =>
+		rollbackAssistantDeployment(context, { workspaceId: required(flags, "workspace"), slug: required(flags, "slug"), environment: optional(flags, "environment") }),
+	"user create": (context, flags) =>
+		createUser(context, {
 			email: required(flags, "email"),
 			password: required(flags, "password"),
 			organizationId: required(flags, "organization"),
@@ -155,16 +154,29 @@ async function main() {
 
 	const config = loadConfig();
 	const database = await resolveDatabase({ databaseUrl: config.databaseUrl, dataDirectory: config.dataDirectory, log: () => {} });
-	const orm = await openDatabase(database.url);
+	const platform = await createPlatformServices(
+		{
+			databaseUrl: database.url,
+			secretKey: config.secretKey,
+			publicBaseUrl: () => config.publicBaseUrl,
+			logger: createLogger("silent"),
+			dataDirectory: config.dataDirectory,
+			knowledge: config.knowledge,
+			quotas: config.quotas,
+			redisUrl: config.redisUrl,
+		},
+		"cli",
+	);
 	try {
-		const result = await command({ em: orm.em.fork(), secrets: new SecretBox(config.secretKey) }, parsed.values as Flags);
+		// The CLI is the operator: the same use cases as HTTP and MCP, with the operator as principal.
+		const result = await command(createUseCaseContext(platform.services, OPERATOR), parsed.values as Flags);
 		process.stdout.write(`${JSON.stringify(result)}\n`);
 	} catch (error) {
 		if (error instanceof UsageError) fail(2, { code: "USAGE", message: `${error.message}\n${USAGE}` });
 		if (error instanceof AppError) fail(1, { code: error.code, message: error.message, ...(error.fields ? { fields: error.fields } : {}) });
 		fail(1, { code: "INTERNAL_ERROR", message: error instanceof Error ? error.message : String(error) });
 	} finally {
-		await orm.close();
+		await platform.close();
 		await database.stop();
 	}
 }

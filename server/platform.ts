@@ -1,12 +1,25 @@
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:http";
-import { openDatabase, type Orm } from "./db/orm";
+import { DatabaseNotifications } from "./db/notifications";
+import { openDatabase } from "./db/orm";
 import { createRequestListener } from "./http/app";
-import { type RuntimeServices, startRuntime } from "./modules/runtime/start-runtime";
-import { DEFAULT_QUOTAS, type QuotaDefaults } from "./modules/quotas/consume-request-quota";
+import { declareIngestionQueue } from "./jobs/ingestion-job";
+import { startIngestionWorker, startOrphanSweeper } from "./jobs/ingestion-worker";
+import { JobQueue } from "./jobs/job-queue";
+import { VectorIndexes } from "./knowledge/index/vector-indexes";
 import { DEFAULT_KNOWLEDGE_OPTIONS, type KnowledgeOptions } from "./knowledge/options";
-import { startKnowledge } from "./knowledge/start-knowledge";
+import { createKnowledgeSearchCaches } from "./knowledge/search/search-caches";
+import { LocalDiskStorage, objectsDirectory } from "./knowledge/storage/local-disk-storage";
+import type { ObjectStorage } from "./knowledge/storage/object-storage";
+import { UploadTokenSigner } from "./knowledge/storage/upload-token";
+import { ApiKeyCache } from "./modules/api-keys/api-key-cache";
+import { DeploymentResolver } from "./modules/assistants/deployment-cache";
+import type { PlatformServices, PlatformSettings } from "./modules/platform-services";
+import { DEFAULT_QUOTAS, type QuotaDefaults, RequestQuotas } from "./modules/quotas/consume-request-quota";
+import { RedisWindowCounter } from "./modules/quotas/redis-window-counter";
+import { ProviderAdapters } from "./modules/runtime/provider-adapters";
+import { TraceWriter } from "./modules/traces/trace-writer";
 import { SecretBox } from "./shared/crypto";
 import { createLogger, type Logger } from "./shared/logger";
 
@@ -15,6 +28,7 @@ export interface PlatformOptions {
 	secretKey: string;
 	port: number;
 	host?: string;
+	/** Defaults to http://localhost:<the port listened on>. */
 	publicBaseUrl?: string;
 	logger?: Logger;
 	/** Root of stored document bytes (DATA_DIR); objects go under its `objects/`. */
@@ -26,57 +40,164 @@ export interface PlatformOptions {
 	redisUrl?: string;
 }
 
-export interface RunningPlatform {
-	url: string;
-	orm: Orm;
-	server: Server;
-	runtime: RuntimeServices;
+/**
+ * What runs in this process besides answering calls: `server` (HTTP, plus the ingestion worker
+ * when KNOWLEDGE_WORKER=inline), `worker` (ingestion only) or `cli` (one command, no background
+ * work, no cache listener).
+ */
+export type ProcessRole = "server" | "worker" | "cli";
+
+export interface ServicesHandle {
+	services: PlatformServices;
+	/** Stops background work, flushes traces, closes connections, in reverse order of creation. */
 	close(): Promise<void>;
 }
 
-/** Wires database -> services -> HTTP and listens. Used by main.ts and by the tests alike. */
-export async function startPlatform(options: PlatformOptions): Promise<RunningPlatform> {
+/**
+ * The composition root: builds the one PlatformServices of a process, in dependency order
+ * (database -> notifications -> job queue -> secrets -> object storage -> vector indexes and
+ * search caches -> provider adapters, deployments, API keys -> quotas -> traces), then starts the
+ * role's background work. HTTP (startPlatform), the worker (server/worker.ts) and the operator CLI
+ * (scripts/admin.ts) all use it, so each transport gets the same services.
+ */
+export async function createPlatformServices(
+	options: Omit<PlatformOptions, "port" | "host" | "publicBaseUrl"> & { publicBaseUrl: () => string },
+	role: ProcessRole,
+): Promise<ServicesHandle> {
 	const logger = options.logger ?? createLogger("info");
-	const orm = await openDatabase(options.databaseUrl);
-	const secrets = new SecretBox(options.secretKey);
-	let publicBaseUrl = options.publicBaseUrl ?? "";
-	const knowledgeOptions = { ...DEFAULT_KNOWLEDGE_OPTIONS, ...options.knowledge };
-	const knowledge = await startKnowledge({
-		orm,
-		databaseUrl: options.databaseUrl,
-		secretKey: options.secretKey,
-		secrets,
-		dataDirectory: options.dataDirectory ?? ".data",
-		publicBaseUrl: () => publicBaseUrl,
-		options: knowledgeOptions,
-		logger,
-		runWorker: knowledgeOptions.worker === "inline",
-	});
-	const quotas = { ...DEFAULT_QUOTAS, ...options.quotas };
-	const runtime = await startRuntime({ orm, databaseUrl: options.databaseUrl, secrets, logger, quotas, redisUrl: options.redisUrl });
-	const listener = createRequestListener({ orm, logger, secrets, knowledge, runtime: runtime.dependencies, apiKeys: runtime.apiKeys, quotas, requestQuotas: runtime.requestQuotas, get publicBaseUrl() { return publicBaseUrl; } });
-	const server = createServer(listener).listen(options.port, options.host ?? "0.0.0.0");
-	await once(server, "listening");
-	// Slow clients must not hold sockets forever; long generations stream, so no overall timeout.
-	server.headersTimeout = 30_000;
-	server.keepAliveTimeout = 65_000;
-	const { port } = server.address() as AddressInfo;
-	const url = `http://127.0.0.1:${port}`;
-	publicBaseUrl ||= `http://localhost:${port}`;
-	return {
-		url,
-		orm,
-		server,
-		runtime,
-		async close() {
-			await new Promise<void>((resolve) => {
-				server.close(() => resolve());
-				server.closeIdleConnections();
-			});
-			await knowledge.close();
-			// After the server: in-flight generations have recorded their traces by now.
-			await runtime.close();
-			await orm.close();
-		},
+	const closers: (() => Promise<void> | void)[] = [];
+	const close = async () => {
+		for (const closer of closers.reverse()) await closer();
 	};
+	try {
+		const knowledge = { ...DEFAULT_KNOWLEDGE_OPTIONS, ...options.knowledge };
+		const quotaDefaults = { ...DEFAULT_QUOTAS, ...options.quotas };
+		const settings: PlatformSettings = {
+			get publicBaseUrl() {
+				return options.publicBaseUrl();
+			},
+			knowledge,
+			quotas: quotaDefaults,
+		};
+
+		const orm = await openDatabase(options.databaseUrl);
+		closers.push(() => orm.close());
+
+		const notifications = new DatabaseNotifications(options.databaseUrl, logger);
+		closers.push(() => notifications.close());
+
+		const jobs = await JobQueue.start(options.databaseUrl, logger, { supervise: role !== "cli" });
+		closers.push(() => jobs.stop());
+		await declareIngestionQueue(jobs, knowledge);
+
+		const secrets = new SecretBox(options.secretKey);
+		const signer = new UploadTokenSigner(options.secretKey);
+		const localStorage = knowledge.storage.driver === "local" ? new LocalDiskStorage(objectsDirectory(options.dataDirectory ?? ".data"), signer, options.publicBaseUrl) : undefined;
+		// The AWS and Pinecone SDKs are loaded only when configured: together they add about a second
+		// to every start of a default (local disk, PostgreSQL vectors) installation.
+		const storage: ObjectStorage =
+			localStorage ?? new (await import("./knowledge/storage/s3-storage")).S3Storage(knowledge.storage as Extract<KnowledgeOptions["storage"], { driver: "s3" }>);
+		closers.push(() => storage.close?.());
+
+		const search = createKnowledgeSearchCaches(notifications);
+		const pinecone = knowledge.pinecone ? new (await import("./knowledge/index/pinecone-vector-index")).PineconeVectorIndex(knowledge.pinecone) : undefined;
+		const vectorIndexes = new VectorIndexes(search.vectors, pinecone);
+
+		const windows = options.redisUrl ? RedisWindowCounter.start(options.redisUrl, logger) : undefined;
+		closers.push(() => windows?.close());
+		let warnedAt = -Infinity;
+		const quotas = new RequestQuotas(
+			quotaDefaults,
+			windows && {
+				windows,
+				onUnavailable: (error) => {
+					// At most once a minute: every claim fails alike while Redis is down.
+					if (Date.now() - warnedAt < 60_000) return;
+					warnedAt = Date.now();
+					logger.warn("rate-limit claims fall back to PostgreSQL: Redis did not answer", { error });
+				},
+			},
+		);
+		const traces = new TraceWriter(
+			() => orm.em.fork(),
+			logger,
+			(batch) => {
+				for (const trace of batch) quotas.addSpend(trace.workspace, trace.costMicroUsd);
+			},
+		);
+		// After the HTTP server has closed: in-flight generations have recorded their traces by now.
+		closers.push(() => traces.close());
+
+		const services: PlatformServices = {
+			settings,
+			logger,
+			orm,
+			notifications,
+			jobs,
+			secrets,
+			storage,
+			selfServedUploads: localStorage ? { store: localStorage, signer } : null,
+			vectorIndexes,
+			search,
+			providers: new ProviderAdapters(secrets, notifications),
+			deployments: new DeploymentResolver(notifications),
+			apiKeys: new ApiKeyCache(notifications),
+			quotas,
+			traces,
+		};
+
+		// Every cache subscribed above; a CLI command needs none of them (it reads through).
+		if (role !== "cli") {
+			await notifications.start().catch((error) => {
+				// Caches read through while the listener is down (and it keeps retrying): not worth refusing to start over.
+				logger.warn("could not LISTEN for cache invalidations; caches read through until it connects", { error });
+			});
+		}
+		if (role !== "cli") {
+			const sweeper = startOrphanSweeper(orm, services, logger);
+			closers.push(() => sweeper.stop());
+		}
+		if (role === "worker" || (role === "server" && knowledge.worker === "inline")) await startIngestionWorker(orm, services, logger);
+		return { services, close };
+	} catch (error) {
+		await close().catch(() => {});
+		throw error;
+	}
+}
+
+export interface RunningPlatform {
+	url: string;
+	server: Server;
+	services: PlatformServices;
+	close(): Promise<void>;
+}
+
+/** The services and the HTTP server, listening. Used by main.ts and by the tests alike. */
+export async function startPlatform(options: PlatformOptions): Promise<RunningPlatform> {
+	let publicBaseUrl = options.publicBaseUrl ?? "";
+	const { services, close } = await createPlatformServices({ ...options, publicBaseUrl: () => publicBaseUrl }, "server");
+	try {
+		const server = createServer(createRequestListener(services)).listen(options.port, options.host ?? "0.0.0.0");
+		await once(server, "listening");
+		// Slow clients must not hold sockets forever; long generations stream, so no overall timeout.
+		server.headersTimeout = 30_000;
+		server.keepAliveTimeout = 65_000;
+		const { port } = server.address() as AddressInfo;
+		publicBaseUrl ||= `http://localhost:${port}`;
+		return {
+			url: `http://127.0.0.1:${port}`,
+			server,
+			services,
+			async close() {
+				await new Promise<void>((resolve) => {
+					server.close(() => resolve());
+					server.closeIdleConnections();
+				});
+				await close();
+			},
+		};
+	} catch (error) {
+		await close();
+		throw error;
+	}
 }

@@ -1,8 +1,6 @@
 import { loadConfig } from "./config";
 import { resolveDatabase } from "./db/database-url";
-import { openDatabase } from "./db/orm";
-import { startKnowledge } from "./knowledge/start-knowledge";
-import { SecretBox } from "./shared/crypto";
+import { createPlatformServices } from "./platform";
 import { createLogger } from "./shared/logger";
 import { exitOnStartFailure, stopOnSignals } from "./shared/process-lifecycle";
 
@@ -16,22 +14,22 @@ async function main() {
 	const config = loadConfig();
 	const logger = createLogger(config.logLevel);
 	const database = await resolveDatabase({ databaseUrl: config.databaseUrl, dataDirectory: config.dataDirectory, log: (message) => logger.info(message) });
-	const orm = await openDatabase(database.url);
-	const knowledge = await startKnowledge({
-		orm,
-		databaseUrl: database.url,
-		secretKey: config.secretKey,
-		secrets: new SecretBox(config.secretKey),
-		dataDirectory: config.dataDirectory,
-		publicBaseUrl: () => config.publicBaseUrl,
-		options: config.knowledge,
-		logger,
-		runWorker: true,
-	});
+	const platform = await createPlatformServices(
+		{
+			databaseUrl: database.url,
+			secretKey: config.secretKey,
+			publicBaseUrl: () => config.publicBaseUrl,
+			logger,
+			dataDirectory: config.dataDirectory,
+			knowledge: config.knowledge,
+			quotas: config.quotas,
+			redisUrl: config.redisUrl,
+		},
+		"worker",
+	);
 	logger.info("knowledge worker started", { concurrency: config.knowledge.workerConcurrency });
 	stopOnSignals(logger, async () => {
-		await knowledge.close();
-		await orm.close();
+		await platform.close();
 		await database.stop();
 	});
 }

@@ -2,22 +2,15 @@ import type { MikroORM } from "@mikro-orm/postgresql";
 import { ingestDocument } from "../knowledge/ingest-document";
 import type { KnowledgeServices } from "../knowledge/knowledge-services";
 import type { Logger } from "../shared/logger";
-import { INGESTION_QUEUE, ZIngestionJob, enqueueIngestion } from "./ingestion-job";
+import { INGESTION_JOB } from "./ingestion-job";
 
-/** Subscribes this process to ingestion jobs, `concurrency` at a time. */
-export async function startIngestionWorker(orm: MikroORM, services: KnowledgeServices, logger: Logger): Promise<string[]> {
-	const workerIds: string[] = [];
-	for (let slot = 0; slot < services.options.workerConcurrency; slot++) {
-		const workerId = await services.boss.work(INGESTION_QUEUE, { batchSize: 1, pollingIntervalSeconds: services.options.pollIntervalSeconds }, async (jobs) => {
-			for (const job of jobs) {
-				const data = ZIngestionJob.parse(job.data);
-				const outcome = await ingestDocument(orm.em.fork(), services, data, logger);
-				logger.debug("ingestion job done", { documentId: data.documentId, attempt: data.attempt, outcome });
-			}
-		});
-		workerIds.push(workerId);
-	}
-	return workerIds;
+/** Subscribes this process to ingestion jobs, `workerConcurrency` at a time. */
+export async function startIngestionWorker(orm: MikroORM, services: KnowledgeServices, logger: Logger): Promise<void> {
+	const options = services.settings.knowledge;
+	await services.jobs.work(INGESTION_JOB, { concurrency: options.workerConcurrency, pollingIntervalSeconds: options.pollIntervalSeconds }, async (job) => {
+		const outcome = await ingestDocument(orm.em.fork(), services, job, logger);
+		logger.debug("ingestion job done", { documentId: job.documentId, attempt: job.attempt, outcome });
+	});
 }
 
 /**
@@ -36,12 +29,12 @@ export async function sweepOrphanedDocuments(orm: MikroORM, services: KnowledgeS
 			 where id in (select id from knowledge_documents where status = 'PROCESSING' and processing_started_at < now() - make_interval(secs => ?)
 			              order by processing_started_at limit 100 for update skip locked)
 			 returning id, source_id, attempts`,
-			[services.options.processingTimeoutSeconds],
+			[services.settings.knowledge.processingTimeoutSeconds],
 			"all",
 			context,
 		);
 		for (const orphan of orphans) {
-			await enqueueIngestion(services.boss, tx, { documentId: orphan.id, sourceId: orphan.source_id, attempt: orphan.attempts });
+			await services.jobs.sendInTransaction(INGESTION_JOB, tx, { documentId: orphan.id, sourceId: orphan.source_id, attempt: orphan.attempts });
 		}
 		return orphans.length;
 	});
@@ -58,7 +51,7 @@ export function startOrphanSweeper(orm: MikroORM, services: KnowledgeServices, l
 			.finally(() => {
 				running = false;
 			});
-	}, services.options.sweepIntervalSeconds * 1000);
+	}, services.settings.knowledge.sweepIntervalSeconds * 1000);
 	timer.unref();
 	return { stop: () => clearInterval(timer) };
 }

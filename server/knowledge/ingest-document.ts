@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { DocumentExtension } from "../../contract/schemas/knowledge";
 import { KnowledgeDocumentSchema, KnowledgeSourceSchema } from "../db/entities";
 import { rawConnection } from "../db/raw-connection";
-import { extensionOf } from "../modules/knowledge/document-types";
+import { extensionOf } from "./document-types";
 import { newId } from "../shared/ids";
 import type { Logger } from "../shared/logger";
 import { chunkDocument } from "./chunk/chunk-document";
@@ -10,7 +10,7 @@ import { embedderForSource } from "./embed/embedder-for-source";
 import { EmbeddingError } from "./embed/embedder";
 import { encodeVector } from "./index/vector-encoding";
 import type { VectorIndex } from "./index/vector-index";
-import { VECTORS_CHANNEL } from "./index/vector-notifications";
+import { KNOWLEDGE_CHUNKS_CHANNEL } from "./index/vector-notifications";
 import type { KnowledgeServices } from "./knowledge-services";
 import { IngestionError } from "./parse/parsed-document";
 import { parseDocument } from "./parse/parse-document";
@@ -37,7 +37,7 @@ export async function ingestDocument(
 		[job.documentId, job.attempt],
 	);
 	if (claimed.length === 0) return "stale";
-	if (services.options.testSlowIngestMs > 0) await new Promise((resolve) => setTimeout(resolve, services.options.testSlowIngestMs));
+	if (services.settings.knowledge.testSlowIngestMs > 0) await new Promise((resolve) => setTimeout(resolve, services.settings.knowledge.testSlowIngestMs));
 	try {
 		const document = await em.findOneOrFail(KnowledgeDocumentSchema, { id: job.documentId });
 		const source = await em.findOneOrFail(KnowledgeSourceSchema, { id: document.source });
@@ -94,7 +94,7 @@ export async function ingestDocument(
 				`update knowledge_documents set status = 'READY', chunk_count = $2, processed_at = now(), updated_at = now() where id = $1`,
 				[job.documentId, chunks.length],
 			);
-			await connection.query("select pg_notify($1, $2)", [VECTORS_CHANNEL, source.id]);
+			await connection.query("select pg_notify($1, $2)", [KNOWLEDGE_CHUNKS_CHANNEL.name, source.id]);
 			return true;
 		});
 		// A lost race leaves our records in an external index with no chunk rows: search never

@@ -1,17 +1,20 @@
-import type PgBoss from "pg-boss";
+import type { JobQueue } from "../jobs/job-queue";
 import type { SecretBox } from "../shared/crypto";
 import type { VectorIndexes } from "./index/vector-indexes";
-import type { ObjectStorage } from "./storage/object-storage";
 import type { KnowledgeOptions } from "./options";
+import type { KnowledgeSearchCaches } from "./search/search-caches";
+import type { ObjectStorage } from "./storage/object-storage";
 
-/** What the knowledge use cases need beyond the EntityManager; built once by the composition root. */
+/**
+ * What knowledge's mechanisms (ingestion, search) need from the platform: the part of
+ * PlatformServices (server/modules/platform-services.ts) they may see.
+ */
 export interface KnowledgeServices {
-	storage: ObjectStorage;
-	boss: PgBoss;
-	secrets: SecretBox;
-	options: KnowledgeOptions;
+	readonly storage: ObjectStorage;
+	readonly jobs: JobQueue;
+	readonly secrets: SecretBox;
+	readonly settings: { readonly knowledge: KnowledgeOptions };
 	/** Each source's vector index (PostgreSQL or Pinecone, by its vectorStore). */
-	vectorIndexes: VectorIndexes;
-	/** Wakes this process's idle ingestion workers after a commit that enqueued (saves a polling interval). */
-	wakeWorkers?: () => void;
+	readonly vectorIndexes: VectorIndexes;
+	readonly search: KnowledgeSearchCaches;
 }

@@ -3,10 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SCOPES, type Scope } from "../../contract/common";
 import { createApiKey } from "../../server/modules/api-keys/create-api-key";
+import type { Orm } from "../../server/db/orm";
+import { createUseCaseContext, type UseCaseContext } from "../../server/modules/platform-services";
 import { bootstrapInstallation } from "../../server/modules/tenancy/bootstrap";
 import { createWorkspace } from "../../server/modules/tenancy/create-workspace";
 import { type PlatformOptions, type RunningPlatform, startPlatform } from "../../server/platform";
 import { createLogger } from "../../server/shared/logger";
+import { OPERATOR } from "../../server/shared/principal";
 import { createTestDatabase } from "./database";
 
 export const TEST_SECRET_KEY = "test-secret-key-0123456789abcdef0123456789";
@@ -22,6 +25,9 @@ export interface TestWorkspace {
 
 export interface TestPlatform extends RunningPlatform {
 	databaseUrl: string;
+	orm: Orm;
+	/** A use-case context acting as the operator (what the operator CLI gets). */
+	operator(): UseCaseContext;
 	/** Where stored document bytes live (objects/ under it). */
 	dataDirectory: string;
 	/** A fresh organization + workspace + owner + all-scope key. */
@@ -49,7 +55,7 @@ export async function startTestPlatform(options: Partial<PlatformOptions> = {}):
 	});
 	const createTestWorkspace = async (): Promise<TestWorkspace> => {
 		counter += 1;
-		const result = await bootstrapInstallation(platform.orm.em.fork(), {
+		const result = await bootstrapInstallation(createUseCaseContext(platform.services, OPERATOR), {
 			organization: `Org ${counter}`,
 			workspace: `Workspace ${counter}`,
 			email: `owner${counter}-${Date.now()}@example.com`,
@@ -58,7 +64,7 @@ export async function startTestPlatform(options: Partial<PlatformOptions> = {}):
 		return {
 			...result,
 			createKey: async (scopes) => {
-				const created = await createApiKey(platform.orm.em.fork(), { workspaceId: result.workspaceId, name: "test key", scopes });
+				const created = await createApiKey(createUseCaseContext(platform.services, OPERATOR), { workspaceId: result.workspaceId, name: "test key", scopes });
 				return { id: created.id, key: created.key };
 			},
 		};
@@ -66,6 +72,8 @@ export async function startTestPlatform(options: Partial<PlatformOptions> = {}):
 	return {
 		...platform,
 		databaseUrl: database.url,
+		orm: platform.services.orm,
+		operator: () => createUseCaseContext(platform.services, OPERATOR),
 		dataDirectory,
 		createWorkspace: createTestWorkspace,
 		request: (method, path, requestOptions = {}) =>

@@ -1,11 +1,8 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INGESTION_QUEUE, enqueueIngestion } from "../../server/jobs/ingestion-job";
-import { startJobQueue } from "../../server/jobs/job-queue";
-import { DEFAULT_KNOWLEDGE_OPTIONS } from "../../server/knowledge/options";
-import { startKnowledge } from "../../server/knowledge/start-knowledge";
-import { SecretBox } from "../../server/shared/crypto";
+import { INGESTION_JOB } from "../../server/jobs/ingestion-job";
+import { createPlatformServices } from "../../server/platform";
 import { createLogger } from "../../server/shared/logger";
 import { startTestPlatform, TEST_SECRET_KEY, type TestPlatform, type TestWorkspace } from "../helpers/platform";
 import { createSource, search, uploadDocument, waitForDocument } from "./knowledge-helpers";
@@ -31,17 +28,11 @@ describe("deleting a source leaves nothing behind", () => {
 	it("removes documents, chunks, vectors, stored bytes and queued jobs", async () => {
 		const sourceId = await createSource(platform, workspace.apiKey, "doomed");
 		const keep = await createSource(platform, workspace.apiKey, "kept");
-		const worker = await startKnowledge({
-			orm: platform.orm,
-			databaseUrl: platform.databaseUrl,
-			secretKey: TEST_SECRET_KEY,
-			secrets: new SecretBox(TEST_SECRET_KEY),
-			dataDirectory: platform.dataDirectory,
-			publicBaseUrl: () => platform.url,
-			options: DEFAULT_KNOWLEDGE_OPTIONS,
-			logger: createLogger("silent"),
-			runWorker: true,
-		});
+		// An ingestion worker process's services, as `npm run worker` builds them.
+		const worker = await createPlatformServices(
+			{ databaseUrl: platform.databaseUrl, secretKey: TEST_SECRET_KEY, publicBaseUrl: () => platform.url, dataDirectory: platform.dataDirectory, logger: createLogger("silent") },
+			"worker",
+		);
 		const ready = await uploadDocument(platform, workspace.apiKey, sourceId, "ready.md", "# Tides\n\nThe moon pulls the indigo tides of Marrow Sound.");
 		const kept = await uploadDocument(platform, workspace.apiKey, keep, "kept.md", "The indigo tides of the kept source stay.");
 		await waitForDocument(platform, workspace.apiKey, sourceId, ready.id);
@@ -59,7 +50,7 @@ describe("deleting a source leaves nothing behind", () => {
 		const sourceDirectory = join(platform.dataDirectory, "objects", "workspaces", workspace.workspaceId, "sources", sourceId);
 		expect(readdirSync(sourceDirectory).sort()).toEqual([queued.id, ready.id].sort());
 		expect(await count("select count(*) from knowledge_chunks where source_id = ? and embedding is not null", [sourceId])).toBeGreaterThan(0);
-		expect(await count("select count(*) from pgboss.job where name = ? and data->>'sourceId' = ? and state = 'created'", [INGESTION_QUEUE, sourceId])).toBe(1);
+		expect(await count("select count(*) from pgboss.job where name = ? and data->>'sourceId' = ? and state = 'created'", [INGESTION_JOB.name, sourceId])).toBe(1);
 
 		const response = await platform.request("DELETE", `/knowledge/sources/${sourceId}`, { key: workspace.apiKey });
 		expect(response.status).toBe(200);
@@ -78,22 +69,18 @@ describe("deleting a source leaves nothing behind", () => {
 	});
 
 	it("enqueues a job only when the transaction that calls for it commits", async () => {
-		const boss = await startJobQueue(platform.databaseUrl, createLogger("silent"), { supervise: false });
-		try {
-			const job = (documentId: string) => ({ documentId, sourceId: "ks_transactional", attempt: 1 });
-			await expect(
-				platform.orm.em.fork().transactional(async (tx) => {
-					await enqueueIngestion(boss, tx, job("doc_rolled_back"));
-					throw new Error("the state change failed");
-				}),
-			).rejects.toThrow("the state change failed");
-			await platform.orm.em.fork().transactional(async (tx) => {
-				await enqueueIngestion(boss, tx, job("doc_committed"));
-			});
-			expect(await count("select count(*) from pgboss.job where data->>'documentId' = ?", ["doc_rolled_back"])).toBe(0);
-			expect(await count("select count(*) from pgboss.job where data->>'documentId' = ?", ["doc_committed"])).toBe(1);
-		} finally {
-			await boss.stop({ graceful: false, wait: true });
-		}
+		const { jobs } = platform.services;
+		const job = (documentId: string) => ({ documentId, sourceId: "ks_transactional", attempt: 1 });
+		await expect(
+			platform.orm.em.fork().transactional(async (tx) => {
+				await jobs.sendInTransaction(INGESTION_JOB, tx, job("doc_rolled_back"));
+				throw new Error("the state change failed");
+			}),
+		).rejects.toThrow("the state change failed");
+		await platform.orm.em.fork().transactional(async (tx) => {
+			await jobs.sendInTransaction(INGESTION_JOB, tx, job("doc_committed"));
+		});
+		expect(await count("select count(*) from pgboss.job where data->>'documentId' = ?", ["doc_rolled_back"])).toBe(0);
+		expect(await count("select count(*) from pgboss.job where data->>'documentId' = ?", ["doc_committed"])).toBe(1);
 	});
 });

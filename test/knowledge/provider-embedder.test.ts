@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setProviderCredential } from "../../server/modules/provider-credentials/set-provider-credential";
-import { SecretBox } from "../../server/shared/crypto";
 import { type EmbeddingsStandIn, startEmbeddingsStandIn } from "../helpers/embeddings-stand-in";
-import { startTestPlatform, TEST_SECRET_KEY, type TestPlatform, type TestWorkspace } from "../helpers/platform";
+import { startTestPlatform, type TestPlatform, type TestWorkspace } from "../helpers/platform";
 import { search, uploadDocument, waitForDocument } from "./knowledge-helpers";
 
 describe("provider embeddings (OpenAI wire format)", () => {
@@ -15,7 +14,7 @@ describe("provider embeddings (OpenAI wire format)", () => {
 		embeddings = await startEmbeddingsStandIn({ dimensions: 32 });
 		platform = await startTestPlatform();
 		workspace = await platform.createWorkspace();
-		await setProviderCredential(platform.orm.em.fork(), new SecretBox(TEST_SECRET_KEY), {
+		await setProviderCredential(platform.operator(), {
 			workspaceId: workspace.workspaceId,
 			provider: "openai",
 			apiKey: "sk-stand-in-0123456789",

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { createAssistant, createAssistantVersion, publishAssistantVersion, updateAssistantDraft } from "../../server/modules/assistants/assistants";
+import { createAssistant } from "../../server/modules/assistants/create-assistant";
+import { createAssistantVersion } from "../../server/modules/assistants/create-assistant-version";
+import { publishAssistantVersion } from "../../server/modules/assistants/publish-assistant-version";
+import { updateAssistantDraft } from "../../server/modules/assistants/update-assistant-draft";
 import type { AssistantConfig } from "../../server/db/entities";
 import { type ProviderStandIn } from "../helpers/provider-stand-in";
 import { type TestPlatform, type TestWorkspace } from "../helpers/platform";
@@ -37,7 +40,7 @@ async function sourceWithDocument(workspace: TestWorkspace, name: string): Promi
 }
 
 async function deploy(workspace: TestWorkspace, slug: string, knowledge: AssistantConfig["knowledge"]) {
-	const em = () => platform.orm.em.fork();
+	const em = () => platform.operator();
 	await createAssistant(em(), { workspaceId: workspace.workspaceId, slug, name: slug });
 	await updateAssistantDraft(em(), {
 		workspaceId: workspace.workspaceId,

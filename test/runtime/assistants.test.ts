@@ -1,7 +1,11 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { createAssistant, createAssistantVersion, publishAssistantVersion, rollbackAssistantDeployment, updateAssistantDraft } from "../../server/modules/assistants/assistants";
+import { createAssistant } from "../../server/modules/assistants/create-assistant";
+import { createAssistantVersion } from "../../server/modules/assistants/create-assistant-version";
+import { publishAssistantVersion } from "../../server/modules/assistants/publish-assistant-version";
+import { rollbackAssistantDeployment } from "../../server/modules/assistants/rollback-assistant-deployment";
+import { updateAssistantDraft } from "../../server/modules/assistants/update-assistant-draft";
 import { parseSseFrames, type ProviderStandIn } from "../helpers/provider-stand-in";
 import { TEST_SECRET_KEY, type TestPlatform } from "../helpers/platform";
 import { workspaceWithCredential, useRuntimeTestbed } from "./runtime-fixtures";
@@ -21,7 +25,7 @@ async function admin(...args: string[]) {
 
 async function deployedAssistant(slug = "support-bot") {
 	const workspace = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
-	const em = () => platform.orm.em.fork();
+	const em = () => platform.operator();
 	await createAssistant(em(), { workspaceId: workspace.workspaceId, slug, name: "Support" });
 	await updateAssistantDraft(em(), {
 		workspaceId: workspace.workspaceId,
@@ -90,7 +94,7 @@ describe("deployed assistants", () => {
 		const otherEnvironment = await runAssistant(apiKey, "support-bot", { input: "hi", variables: { customerName: "A" }, environment: "staging" });
 		expect(otherEnvironment.status).toBe(404);
 		expect(otherEnvironment.body.code).toBe("DEPLOYMENT_NOT_FOUND");
-		await createAssistant(platform.orm.em.fork(), { workspaceId, slug: "draft-only", name: "Draft" });
+		await createAssistant(platform.operator(), { workspaceId, slug: "draft-only", name: "Draft" });
 		const undeployed = await runAssistant(apiKey, "draft-only", { input: "hi" });
 		expect(undeployed.body.code).toBe("DEPLOYMENT_NOT_FOUND");
 	});
@@ -106,7 +110,7 @@ describe("deployed assistants", () => {
 	it("serves a version published by the operator CLI on the very next call, and a rollback likewise", async () => {
 		const { apiKey, workspaceId } = await deployedAssistant("cli-bot");
 		// The cache is live (not reading through), so this proves invalidation across processes.
-		expect(platform.runtime.notifications.listening).toBe(true);
+		expect(platform.services.notifications.listening).toBe(true);
 		// Warm the cache with version 1.
 		await runAssistant(apiKey, "cli-bot", { input: "one", variables: { customerName: "Ada" } });
 		expect(standIn.requests[0].body.model).toBe("gpt-4o-mini");
@@ -120,7 +124,7 @@ describe("deployed assistants", () => {
 		await runAssistant(apiKey, "cli-bot", { input: "two" });
 		expect(standIn.requests[1].body).toMatchObject({ model: "gpt-4.1", messages: [{ role: "system", content: "Version two" }, { role: "user", content: "two" }] });
 
-		await rollbackAssistantDeployment(platform.orm.em.fork(), { workspaceId, slug: "cli-bot" });
+		await rollbackAssistantDeployment(platform.operator(), { workspaceId, slug: "cli-bot" });
 		await runAssistant(apiKey, "cli-bot", { input: "three", variables: { customerName: "Ada" } });
 		expect(standIn.requests[2].body.model).toBe("gpt-4o-mini");
 	});

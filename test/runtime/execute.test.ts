@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ProviderStandIn, refusedPortUrl, startProviderStandIn } from "../helpers/provider-stand-in";
 import { setProviderCredential } from "../../server/modules/provider-credentials/set-provider-credential";
-import { SecretBox } from "../../server/shared/crypto";
-import { TEST_SECRET_KEY, type TestPlatform } from "../helpers/platform";
+import type { TestPlatform } from "../helpers/platform";
 import { executeBody, PROVIDER_KEY, workspaceWithCredential, useRuntimeTestbed } from "./runtime-fixtures";
 
 let platform: TestPlatform;
@@ -184,7 +183,7 @@ describe("POST /runtime/execute", () => {
 		expect((await execute(workspace.apiKey, executeBody())).status).toBe(200);
 		const replacement = await startProviderStandIn();
 		try {
-			await setProviderCredential(platform.orm.em.fork(), new SecretBox(TEST_SECRET_KEY), {
+			await setProviderCredential(platform.operator(), {
 				workspaceId: workspace.workspaceId,
 				provider: "openai",
 				apiKey: "sk-replacement-key",

@@ -2,8 +2,6 @@ import { describe, expect, it } from "vitest";
 import { type ProviderStandIn } from "../helpers/provider-stand-in";
 import { type TestPlatform } from "../helpers/platform";
 import { setProviderCredential } from "../../server/modules/provider-credentials/set-provider-credential";
-import { SecretBox } from "../../server/shared/crypto";
-import { TEST_SECRET_KEY } from "../helpers/platform";
 import { executeBody, PROVIDER_KEY, workspaceWithCredential, useRuntimeTestbed } from "./runtime-fixtures";
 
 let platform: TestPlatform;
@@ -78,7 +76,7 @@ describe("Idempotency-Key on the runtime and knowledge routes", () => {
 		const refused = await call("/runtime/execute", workspace.apiKey, executeBody(), "idem-after-400");
 		expect(refused.status).toBe(400);
 		expect(JSON.parse(refused.text).message).toContain("openai");
-		await setProviderCredential(platform.orm.em.fork(), new SecretBox(TEST_SECRET_KEY), { workspaceId: workspace.workspaceId, provider: "openai", apiKey: PROVIDER_KEY, baseUrl: standIn.baseUrl });
+		await setProviderCredential(platform.operator(), { workspaceId: workspace.workspaceId, provider: "openai", apiKey: PROVIDER_KEY, baseUrl: standIn.baseUrl });
 		standIn.script({ kind: "completion", content: "now it runs" });
 		const ran = await call("/runtime/execute", workspace.apiKey, executeBody(), "idem-after-400");
 		expect(ran.status).toBe(200);

@@ -56,7 +56,7 @@ describe("quotas", () => {
 		await platform.orm.em.fork().getConnection().execute("update workspaces set monthly_spend_quota_micro_usd = 400 where id = ?", [workspaceId]);
 		standIn.script({ kind: "completion", usage: { prompt_tokens: 1000, completion_tokens: 500 } });
 		expect((await execute(platform.url, apiKey)).status).toBe(200);
-		await platform.runtime.traces.flush();
+		await platform.services.traces.flush();
 		const refused = await execute(secondInstance.url, apiKey);
 		expect(refused.status).toBe(429);
 		expect((await refused.json()).code).toBe("COST_QUOTA_EXCEEDED");
@@ -68,7 +68,7 @@ describe("quotas", () => {
 		const key = await workspace.createKey(["runtime:execute"]);
 		expect((await execute(platform.url, key.key)).status).toBe(200);
 		expect((await execute(secondInstance.url, key.key)).status).toBe(200);
-		await revokeApiKey(platform.orm.em.fork(), { id: key.id });
+		await revokeApiKey(platform.operator(), { id: key.id });
 		for (const baseUrl of [platform.url, secondInstance.url]) {
 			const response = await execute(baseUrl, key.key);
 			expect(response.status).toBe(401);

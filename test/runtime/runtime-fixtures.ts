@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { setProviderCredential } from "../../server/modules/provider-credentials/set-provider-credential";
-import { SecretBox } from "../../server/shared/crypto";
-import { startTestPlatform, TEST_SECRET_KEY, type TestPlatform, type TestWorkspace } from "../helpers/platform";
+import { startTestPlatform, type TestPlatform, type TestWorkspace } from "../helpers/platform";
 import { type ProviderStandIn, startProviderStandIn } from "../helpers/provider-stand-in";
 
 export const PROVIDER_KEY = "sk-standin-SECRET-0123456789abcdef";
@@ -9,7 +8,7 @@ export const PROVIDER_KEY = "sk-standin-SECRET-0123456789abcdef";
 /** A workspace whose credential for `provider` points at the stand-in. */
 export async function workspaceWithCredential(platform: TestPlatform, provider: string, baseUrl: string, apiKey = PROVIDER_KEY): Promise<TestWorkspace> {
 	const workspace = await platform.createWorkspace();
-	await setProviderCredential(platform.orm.em.fork(), new SecretBox(TEST_SECRET_KEY), { workspaceId: workspace.workspaceId, provider, apiKey, baseUrl });
+	await setProviderCredential(platform.operator(), { workspaceId: workspace.workspaceId, provider, apiKey, baseUrl });
 	return workspace;
 }
 

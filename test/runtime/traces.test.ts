@@ -10,7 +10,7 @@ useRuntimeTestbed((started) => ({ platform, standIn } = started));
 
 type TraceRow = Record<string, unknown>;
 async function tracesOf(workspaceId: string): Promise<TraceRow[]> {
-	await platform.runtime.traces.flush();
+	await platform.services.traces.flush();
 	return platform.orm.em.fork().getConnection().execute("select * from traces where workspace = ? order by created_at", [workspaceId]);
 }
 

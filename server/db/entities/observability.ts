@@ -10,6 +10,10 @@ export interface Trace {
 	id: string;
 	workspace: string;
 	apiKey: string | null;
+	/** Who asked (server/shared/principal.ts): `api_key`, `user` (an MCP connection) or `operator`. */
+	principalType: string;
+	/** The key's or the user's id; null for the operator. */
+	principalId: string | null;
 	kind: string;
 	streamed: boolean;
 	assistant: string | null;
@@ -38,6 +42,8 @@ export const TraceSchema = new EntitySchema<Trace>({
 		id: idColumn,
 		workspace: text(),
 		apiKey: nullableText(),
+		principalType: text(),
+		principalId: nullableText(),
 		kind: text(),
 		streamed: { type: "boolean" },
 		assistant: nullableText(),

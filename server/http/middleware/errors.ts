@@ -1,10 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { ErrorRequestHandler, Request, RequestHandler, Response } from "express";
-import { RequestValidationError } from "@ts-rest/express";
+import type { ErrorRequestHandler, RequestHandler } from "express";
 import type { TErrorEnvelope } from "../../../contract/schemas/common";
 import { AppError } from "../../shared/app-error";
 import type { Logger } from "../../shared/logger";
-import { zodErrorToFields } from "../validation";
 
 /** Past this, a client still sending a rejected body is cut off rather than drained. */
 const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
@@ -42,17 +40,6 @@ function drainUnreadBody(request: IncomingMessage): void {
 	request.resume();
 }
 
-/** ts-rest's request validation failures, rendered as VALIDATION_ERROR naming every offender. */
-export const validationErrorHandler = (error: RequestValidationError, request: Request, response: Response) => {
-	const fields = [
-		...(error.pathParams ? zodErrorToFields(error.pathParams, "path") : []),
-		...(error.query ? zodErrorToFields(error.query, "query") : []),
-		...(error.headers ? zodErrorToFields(error.headers, "headers") : []),
-		...(error.body ? zodErrorToFields(error.body, "body") : []),
-	];
-	sendError(request, response, AppError.validation(fields));
-};
-
 export function notFoundHandler(): RequestHandler {
 	return (request, response) => {
 		sendError(request, response, new AppError("NOT_FOUND", `No route for ${request.method} ${request.path}`));
@@ -83,7 +70,6 @@ export function respondWithError(logger: Logger, requestId: string, request: Inc
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
 	return (error, request, response, _next) => {
-		if (error instanceof RequestValidationError) return validationErrorHandler(error, request, response);
 		respondWithError(logger, request.requestId, request, response, error);
 	};
 }

@@ -1,13 +1,11 @@
 import type { ServerResponse } from "node:http";
-import type { NextFunction, Request, Response } from "express";
-import type { RouteMetadata } from "../../../contract/common";
 import {
 	claimIdempotencyKey,
 	completeIdempotencyKey,
 	hashIdempotentRequest,
 	releaseIdempotencyKey,
 } from "../../modules/idempotency/idempotency-records";
-import type { HttpDependencies } from "../context";
+import type { PlatformServices } from "../../modules/platform-services";
 
 /** Headers worth replaying; the rest (dates, request ids, lengths) belong to the replaying response. */
 const REPLAYED_HEADERS = ["content-type", "retry-after", "cache-control", "x-accel-buffering"];
@@ -29,7 +27,7 @@ export interface IdempotentRequest {
  * by the client releases the key, so the caller's retry really runs, e.g. once the missing
  * credential has been added.
  */
-export async function answerIdempotently({ orm, logger }: Pick<HttpDependencies, "orm" | "logger">, request: IdempotentRequest, response: ServerResponse): Promise<boolean> {
+export async function answerIdempotently({ orm, logger }: Pick<PlatformServices, "orm" | "logger">, request: IdempotentRequest, response: ServerResponse): Promise<boolean> {
 	const { requestId, workspaceId, key } = request;
 	const claim = await claimIdempotencyKey(orm.em.fork(), { workspaceId, key, requestHash: hashIdempotentRequest(request.method, request.path, request.body) });
 	if (claim.kind === "replay") {
@@ -77,20 +75,4 @@ export async function answerIdempotently({ orm, logger }: Pick<HttpDependencies,
 		releaseIdempotencyKey(orm.em.fork(), recordId).catch((error) => logger.error("idempotency key not released", { requestId, error }));
 	});
 	return false;
-}
-
-/** answerIdempotently for Express contract routes whose metadata says `idempotent`, after authentication and body parsing. */
-export function idempotency(dependencies: HttpDependencies) {
-	return async (request: Request, response: Response, next: NextFunction) => {
-		const route = (request as Request & { tsRestRoute?: { metadata?: RouteMetadata } }).tsRestRoute;
-		const key = request.header("idempotency-key");
-		// Over-long keys are left for the contract's header validation to reject.
-		if (!route?.metadata?.idempotent || !key || key.length > 255 || !request.principal) return next();
-		try {
-			const input = { requestId: request.requestId, workspaceId: request.principal.workspaceId, key, method: request.method, path: request.path, body: request.body };
-			if (!(await answerIdempotently(dependencies, input, response))) next();
-		} catch (error) {
-			next(error);
-		}
-	};
 }

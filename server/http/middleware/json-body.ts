@@ -1,6 +1,4 @@
 import type { IncomingMessage } from "node:http";
-import type { NextFunction, Request, Response } from "express";
-import { isAppRouteNoBody } from "@ts-rest/core";
 import { REQUEST_BODY_LIMIT_BYTES } from "../../../contract/schemas/common";
 import { AppError } from "../../shared/app-error";
 
@@ -72,19 +70,4 @@ export function readJsonBody(request: IncomingMessage): Promise<unknown> {
 		request.on("aborted", onAborted);
 		request.on("error", onAborted);
 	});
-}
-
-/**
- * Express middleware: reads JSON only for routes whose contract declares a body, after
- * authentication, with the node router's reader (one set of rules for every route).
- */
-export function jsonBody() {
-	return (request: Request, _response: Response, next: NextFunction) => {
-		const route = (request as Request & { tsRestRoute?: { body?: Parameters<typeof isAppRouteNoBody>[0] } }).tsRestRoute;
-		if (!route?.body || isAppRouteNoBody(route.body)) return next();
-		readJsonBody(request).then((body) => {
-			request.body = body;
-			next();
-		}, next);
-	};
 }

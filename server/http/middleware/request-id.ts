@@ -2,6 +2,14 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RequestHandler } from "express";
 import { takeRandomBytes } from "../../shared/ids";
 
+declare global {
+	namespace Express {
+		interface Request {
+			requestId: string;
+		}
+	}
+}
+
 const CLIENT_REQUEST_ID = /^[\w.:-]{8,128}$/;
 
 /** 12 pooled random bytes (shared/ids.ts): unguessable, without a randomBytes call per request. */

@@ -1,16 +1,17 @@
-import { initServer } from "@ts-rest/express";
 import { healthContract } from "../../../contract/health";
-import type { HttpDependencies } from "../context";
+import { AppError } from "../../shared/app-error";
+import { contractRoute, type RouteDefinition } from "../pipeline";
 
-export function createHealthRouter({ orm }: HttpDependencies) {
-	return initServer().router(healthContract, {
-		getHealth: async () => {
+/** GET /healthz: the process answers and its database does. */
+export function healthRoutes(): RouteDefinition[] {
+	return [
+		contractRoute(healthContract.getHealth, async ({ context }) => {
 			try {
-				await orm.em.getConnection().execute("select 1");
-				return { status: 200, body: { status: "ok", database: "ok" } };
-			} catch {
-				return { status: 503, body: { code: "SERVICE_UNAVAILABLE", status: 503, message: "Database unavailable" } };
+				await context.services.orm.em.getConnection().execute("select 1");
+			} catch (error) {
+				throw new AppError("SERVICE_UNAVAILABLE", "Database unavailable", { cause: error });
 			}
-		},
-	});
+			return { status: 200, body: { status: "ok" as const, database: "ok" as const } };
+		}),
+	];
 }

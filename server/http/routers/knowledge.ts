@@ -1,81 +1,33 @@
-import { initServer } from "@ts-rest/express";
 import { knowledgeContract } from "../../../contract/knowledge";
-import type { KnowledgeServices } from "../../knowledge/knowledge-services";
-import { searchKnowledge } from "../../knowledge/search/search-knowledge";
-import {
-	completeKnowledgeDocumentUpload,
-	createKnowledgeDocumentUpload,
-	deleteKnowledgeDocument,
-	getKnowledgeDocument,
-	listKnowledgeDocuments,
-	retryKnowledgeDocument,
-	uploadKnowledgeDocument,
-} from "../../modules/knowledge/knowledge-documents";
-import {
-	createKnowledgeSource,
-	deleteKnowledgeSource,
-	getKnowledgeSource,
-	listKnowledgeSources,
-} from "../../modules/knowledge/knowledge-sources";
-import { type HttpDependencies, principalOf } from "../context";
+import { completeKnowledgeDocumentUpload } from "../../modules/knowledge/complete-knowledge-document-upload";
+import { createKnowledgeDocumentUpload } from "../../modules/knowledge/create-knowledge-document-upload";
+import { createKnowledgeSource } from "../../modules/knowledge/create-knowledge-source";
+import { deleteKnowledgeDocument } from "../../modules/knowledge/delete-knowledge-document";
+import { deleteKnowledgeSource } from "../../modules/knowledge/delete-knowledge-source";
+import { getKnowledgeDocument } from "../../modules/knowledge/get-knowledge-document";
+import { getKnowledgeSource } from "../../modules/knowledge/get-knowledge-source";
+import { listKnowledgeDocuments } from "../../modules/knowledge/list-knowledge-documents";
+import { listKnowledgeSources } from "../../modules/knowledge/list-knowledge-sources";
+import { retryKnowledgeDocument } from "../../modules/knowledge/retry-knowledge-document";
+import { searchKnowledgeSource } from "../../modules/knowledge/search-knowledge-source";
+import { uploadKnowledgeDocument } from "../../modules/knowledge/upload-knowledge-document";
+import { contractRoute, type RouteDefinition } from "../pipeline";
 
-/** Every knowledge route of the contract. */
-export const knowledgeRoutes = knowledgeContract;
-
-export function createKnowledgeRouter({ orm, knowledge }: HttpDependencies) {
-	const services = (): KnowledgeServices => {
-		if (!knowledge) throw new Error("Knowledge services are not configured");
-		return knowledge.services;
-	};
-	const workspaceOf = (req: Express.Request) => principalOf(req).workspaceId;
-	return initServer().router(knowledgeRoutes, {
-		createSource: async ({ body, req }) => ({
-			status: 201,
-			body: await createKnowledgeSource(orm.em.fork(), { workspaceId: workspaceOf(req), ...body }, knowledge?.services),
-		}),
-		listSources: async ({ query, req }) => ({
-			status: 200,
-			body: await listKnowledgeSources(orm.em.fork(), { workspaceId: workspaceOf(req), ...query }),
-		}),
-		getSource: async ({ params, req }) => ({
-			status: 200,
-			body: await getKnowledgeSource(orm.em.fork(), { workspaceId: workspaceOf(req), sourceId: params.sourceId }),
-		}),
-		deleteSource: async ({ params, req }) => ({
-			status: 200,
-			body: await deleteKnowledgeSource(orm.em.fork(), { workspaceId: workspaceOf(req), sourceId: params.sourceId }, knowledge?.services),
-		}),
-		listDocuments: async ({ params, query, req }) => ({
-			status: 200,
-			body: await listKnowledgeDocuments(orm.em.fork(), { workspaceId: workspaceOf(req), sourceId: params.sourceId, ...query }),
-		}),
-		getDocument: async ({ params, req }) => ({
-			status: 200,
-			body: await getKnowledgeDocument(orm.em.fork(), { workspaceId: workspaceOf(req), ...params }),
-		}),
-		uploadDocument: async ({ params, body, req }) => ({
-			status: 201,
-			body: await uploadKnowledgeDocument(orm.em.fork(), services(), { workspaceId: workspaceOf(req), sourceId: params.sourceId, ...body }),
-		}),
-		createDocumentUpload: async ({ params, body, req }) => ({
-			status: 201,
-			body: await createKnowledgeDocumentUpload(orm.em.fork(), services(), { workspaceId: workspaceOf(req), sourceId: params.sourceId, ...body }),
-		}),
-		completeDocumentUpload: async ({ params, req }) => ({
-			status: 200,
-			body: await completeKnowledgeDocumentUpload(orm.em.fork(), services(), { workspaceId: workspaceOf(req), ...params }),
-		}),
-		retryDocument: async ({ params, req }) => ({
-			status: 200,
-			body: await retryKnowledgeDocument(orm.em.fork(), services(), { workspaceId: workspaceOf(req), ...params }),
-		}),
-		deleteDocument: async ({ params, req }) => ({
-			status: 200,
-			body: await deleteKnowledgeDocument(orm.em.fork(), services(), { workspaceId: workspaceOf(req), ...params }),
-		}),
-		search: async ({ params, body, req }) => ({
-			status: 200,
-			body: { data: await searchKnowledge(orm.em.fork(), { workspaceId: workspaceOf(req), sourceId: params.sourceId, ...body }) },
-		}),
-	});
+/** Every knowledge route of the contract: one use case each, in the key's own workspace. */
+export function knowledgeRoutes(): RouteDefinition[] {
+	const k = knowledgeContract;
+	return [
+		contractRoute(k.createSource, async ({ context, body }) => ({ status: 201, body: await createKnowledgeSource(context, body) })),
+		contractRoute(k.listSources, async ({ context, query }) => ({ status: 200, body: await listKnowledgeSources(context, query) })),
+		contractRoute(k.getSource, async ({ context, params }) => ({ status: 200, body: await getKnowledgeSource(context, params) })),
+		contractRoute(k.deleteSource, async ({ context, params }) => ({ status: 200, body: await deleteKnowledgeSource(context, params) })),
+		contractRoute(k.listDocuments, async ({ context, params, query }) => ({ status: 200, body: await listKnowledgeDocuments(context, { ...params, ...query }) })),
+		contractRoute(k.getDocument, async ({ context, params }) => ({ status: 200, body: await getKnowledgeDocument(context, params) })),
+		contractRoute(k.uploadDocument, async ({ context, params, body }) => ({ status: 201, body: await uploadKnowledgeDocument(context, { ...params, ...body }) })),
+		contractRoute(k.createDocumentUpload, async ({ context, params, body }) => ({ status: 201, body: await createKnowledgeDocumentUpload(context, { ...params, ...body }) })),
+		contractRoute(k.completeDocumentUpload, async ({ context, params }) => ({ status: 200, body: await completeKnowledgeDocumentUpload(context, params) })),
+		contractRoute(k.retryDocument, async ({ context, params }) => ({ status: 200, body: await retryKnowledgeDocument(context, params) })),
+		contractRoute(k.deleteDocument, async ({ context, params }) => ({ status: 200, body: await deleteKnowledgeDocument(context, params) })),
+		contractRoute(k.search, async ({ context, params, body }) => ({ status: 200, body: { data: await searchKnowledgeSource(context, { ...params, ...body }) } })),
+	];
 }

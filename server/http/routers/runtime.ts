@@ -1,25 +1,16 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import { runtimeContract } from "../../../contract/runtime";
-import type { TAssistantRunInput } from "../../../contract/schemas/runtime";
-import type { ApiKeyPrincipal } from "../../modules/api-keys/authenticate-api-key";
 import { prepareAssistantGeneration } from "../../modules/assistants/prepare-assistant-generation";
-import { type GenerationInput, executeGeneration, type RuntimeDependencies, streamGeneration } from "../../modules/runtime/run-generation";
-import { sendJson } from "../middleware/errors";
-import { nodeRoute, type NodeRoute, type NodeRouteContext } from "../node-router";
+import type { UseCaseContext } from "../../modules/platform-services";
+import { executeGeneration, type GenerationInput, streamGeneration } from "../../modules/runtime/run-generation";
+import { ANSWERED, contractRoute, type RouteDefinition, type TypedRouteCall } from "../pipeline";
 import { clientPresence, openSseStream } from "../sse";
 
-function assistantInput(runtime: RuntimeDependencies, principal: ApiKeyPrincipal, slug: string, run: TAssistantRunInput): Promise<GenerationInput> {
-	return prepareAssistantGeneration(runtime.em, runtime.deployments, {
-		origin: { workspaceId: principal.workspaceId, apiKeyId: principal.apiKeyId },
-		slug,
-		run,
-		logger: runtime.logger,
-	});
-}
-
-function adHocInput({ principal, body }: NodeRouteContext<typeof runtimeContract.execute>): GenerationInput {
+function adHocInput({ context, body }: TypedRouteCall<typeof runtimeContract.execute>): GenerationInput {
+	const principal = context.principal;
+	if (principal.kind !== "api_key") throw new Error("The runtime API is called with API keys");
 	return {
-		origin: { workspaceId: principal.workspaceId, apiKeyId: principal.apiKeyId },
+		origin: { workspaceId: principal.workspaceId, principal },
 		providerName: body.providerName,
 		model: body.model,
 		messages: body.messages,
@@ -27,31 +18,27 @@ function adHocInput({ principal, body }: NodeRouteContext<typeof runtimeContract
 	};
 }
 
-interface Exchange {
-	request: IncomingMessage;
-	response: ServerResponse;
+async function answer(context: UseCaseContext, response: ServerResponse, input: GenerationInput) {
+	return { status: 200 as const, body: await executeGeneration(context, input, clientPresence(response)) };
 }
 
-async function answer(runtime: RuntimeDependencies, { response }: Exchange, input: GenerationInput): Promise<void> {
-	sendJson(response, 200, await executeGeneration(runtime, input, clientPresence(response)));
-}
-
-async function stream(runtime: RuntimeDependencies, { request, response }: Exchange, input: GenerationInput): Promise<void> {
-	const body = await openSseStream(request, response, streamGeneration(runtime, input, clientPresence(response)));
+async function stream(context: UseCaseContext, { request, response }: Pick<TypedRouteCall<typeof runtimeContract.stream>, "request" | "response">, input: GenerationInput): Promise<typeof ANSWERED> {
+	const body = await openSseStream(request, response, streamGeneration(context, input, clientPresence(response)));
 	response.statusCode = 200;
 	body.pipe(response);
+	return ANSWERED;
 }
 
-/** The runtime routes, served on the node router (server/http/node-router.ts): the hot path. */
-export function runtimeRoutes(runtime: RuntimeDependencies): NodeRoute[] {
+/** The runtime routes: the hot path, through the same pipeline as every contract route. */
+export function runtimeRoutes(): RouteDefinition[] {
 	return [
-		nodeRoute(runtimeContract.execute, (context) => answer(runtime, context, adHocInput(context))),
-		nodeRoute(runtimeContract.stream, (context) => stream(runtime, context, adHocInput(context))),
-		nodeRoute(runtimeContract.runAssistant, async (context) =>
-			answer(runtime, context, await assistantInput(runtime, context.principal, context.params.slug, context.body)),
+		contractRoute(runtimeContract.execute, (call) => answer(call.context, call.response, adHocInput(call))),
+		contractRoute(runtimeContract.stream, (call) => stream(call.context, call, adHocInput(call))),
+		contractRoute(runtimeContract.runAssistant, async (call) =>
+			answer(call.context, call.response, await prepareAssistantGeneration(call.context, { slug: call.params.slug, run: call.body })),
 		),
-		nodeRoute(runtimeContract.streamAssistant, async (context) =>
-			stream(runtime, context, await assistantInput(runtime, context.principal, context.params.slug, context.body)),
+		contractRoute(runtimeContract.streamAssistant, async (call) =>
+			stream(call.context, call, await prepareAssistantGeneration(call.context, { slug: call.params.slug, run: call.body })),
 		),
 	];
 }

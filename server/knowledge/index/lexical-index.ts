@@ -1,5 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { PerSourceMemo } from "./per-source-memo";
+import { NotifiedCache } from "../../db/notified-cache";
+import type { DatabaseNotifications } from "../../db/notifications";
+import { KNOWLEDGE_CHUNKS_CHANNEL } from "./vector-notifications";
 
 /**
  * BM25 parameters: the usual defaults (Robertson & Zaragoza 2009; Lucene's too). Not tuned on
@@ -46,13 +48,15 @@ export interface LexicalHit {
  * 100k chunks) and BM25 weighs rare terms up. The cost is memory (~5-6 bytes per distinct
  * (chunk, lexeme), see memoryBytes) and a build on first search.
  */
-export class LexicalIndexCache extends PerSourceMemo<SourceLexicon> {
-	constructor() {
-		super(loadLexicon);
+export class LexicalIndexCache {
+	private readonly lexicons: NotifiedCache<SourceLexicon>;
+
+	constructor(notifications: DatabaseNotifications) {
+		this.lexicons = new NotifiedCache(notifications, KNOWLEDGE_CHUNKS_CHANNEL, { tagOf: (sourceId) => sourceId });
 	}
 
 	lexiconFor(em: EntityManager, sourceId: string): Promise<SourceLexicon> {
-		return this.loaded(em, sourceId);
+		return this.lexicons.get(sourceId, () => loadLexicon(em, sourceId));
 	}
 
 	/** Approximate bytes held for a source (typed arrays, chunk ids, vocabulary); for the benchmark and operators. */
@@ -209,6 +213,3 @@ export function parseTsvector(text: string, visit: (lexeme: string, frequency: n
 		visit(lexeme, frequency);
 	}
 }
-
-/** One cache per process: sources are identified by globally unique ids. */
-export const lexicalIndexCache = new LexicalIndexCache();

@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { VectorCache } from "./vector-cache";
 import { encodeVector } from "./vector-encoding";
 import type { IndexedVector, VectorIndex, VectorMatch } from "./vector-index";
-import { VECTORS_CHANNEL } from "./vector-notifications";
+import { KNOWLEDGE_CHUNKS_CHANNEL } from "./vector-notifications";
 
 /**
  * The default index: Float32 bytea in knowledge_chunks.embedding (no pgvector here), ranked by the
@@ -50,6 +50,6 @@ export class PostgresVectorIndex implements VectorIndex {
 	}
 
 	private async notify(sourceId: string): Promise<void> {
-		await this.em.getConnection().execute("select pg_notify(?, ?)", [VECTORS_CHANNEL, sourceId]);
+		await this.em.getConnection().execute("select pg_notify(?, ?)", [KNOWLEDGE_CHUNKS_CHANNEL.name, sourceId]);
 	}
 }

@@ -1,8 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import pg from "pg";
-import type { Logger } from "../../shared/logger";
-import { VECTORS_CHANNEL } from "./vector-notifications";
-import { PerSourceMemo } from "./per-source-memo";
+import { NotifiedCache } from "../../db/notified-cache";
+import type { DatabaseNotifications } from "../../db/notifications";
+import { KNOWLEDGE_CHUNKS_CHANNEL } from "./vector-notifications";
 
 interface SourceMatrix {
 	chunkIds: string[];
@@ -21,15 +20,17 @@ interface SourceMatrix {
  * Per-source vectors held in memory as one Float32Array, loaded from PostgreSQL on first search
  * and dropped when the source's vectors change. Without pgvector, similarity is a brute-force dot
  * product; a contiguous matrix keeps that within a few tens of milliseconds at 100k chunks.
- * Changes arrive by LISTEN/NOTIFY so every instance (and worker) agrees.
+ * Changes arrive by LISTEN/NOTIFY (`knowledge_chunks`) so every instance (and worker) agrees.
  */
-export class VectorCache extends PerSourceMemo<SourceMatrix> {
-	constructor() {
-		super(loadMatrix);
+export class VectorCache {
+	private readonly matrices: NotifiedCache<SourceMatrix>;
+
+	constructor(notifications: DatabaseNotifications) {
+		this.matrices = new NotifiedCache(notifications, KNOWLEDGE_CHUNKS_CHANNEL, { tagOf: (sourceId) => sourceId });
 	}
 
 	matrixFor(em: EntityManager, sourceId: string): Promise<SourceMatrix> {
-		return this.loaded(em, sourceId);
+		return this.matrices.get(sourceId, () => loadMatrix(em, sourceId));
 	}
 
 	/** Nearest chunks by dot product (cosine: vectors are normalised), best first. */
@@ -85,38 +86,4 @@ async function loadMatrix(em: EntityManager, sourceId: string): Promise<SourceMa
 		for (let dimension = 0; dimension < dimensions; dimension++) matrix[dimension * count + index] = embedding.readFloatLE(dimension * 4);
 	});
 	return { chunkIds: usable.map((row) => row.id), dimensions, matrix, scores: new Float32Array(count) };
-}
-
-/** One cache per process: sources are identified by globally unique ids. */
-export const vectorCache = new VectorCache();
-
-/**
- * Keeps `cache` in step with other processes: LISTEN on a dedicated connection, drop the source
- * named in each notification, and drop everything after a reconnect (notifications may be lost).
- */
-export async function listenForVectorChanges(databaseUrl: string, cache: Pick<VectorCache, "invalidate" | "clear">, logger: Logger): Promise<{ close(): Promise<void> }> {
-	let client: pg.Client | undefined;
-	let closed = false;
-	const connect = async () => {
-		const next = new pg.Client({ connectionString: databaseUrl });
-		next.on("notification", (message) => {
-			if (message.channel === VECTORS_CHANNEL && message.payload) cache.invalidate(message.payload);
-		});
-		next.on("error", (error) => {
-			logger.warn("vector notification connection lost", { error });
-			cache.clear();
-			if (!closed) setTimeout(() => void connect().catch(() => {}), 1000);
-		});
-		await next.connect();
-		await next.query(`listen ${VECTORS_CHANNEL}`);
-		client = next;
-		cache.clear();
-	};
-	await connect();
-	return {
-		async close() {
-			closed = true;
-			await client?.end().catch(() => {});
-		},
-	};
 }

@@ -1,9 +1,14 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { defineChannel } from "../../db/notifications";
 
-/** LISTEN/NOTIFY channel telling every instance that a source's vectors changed. */
-export const VECTORS_CHANNEL = "knowledge_vectors";
+/**
+ * Tells every instance that a source's chunks (their vectors and lexemes) changed; payload: the
+ * source id. Not acknowledged: search joins READY documents, so a cache a moment stale never
+ * returns a deleted chunk, and waiting for every process on each ingested document would be slow.
+ */
+export const KNOWLEDGE_CHUNKS_CHANNEL = defineChannel("knowledge_vectors", { acknowledged: false });
 
 /** Sent inside the caller's transaction: PostgreSQL delivers it only if (and when) it commits. */
-export async function notifyVectorsChanged(tx: EntityManager, sourceId: string): Promise<void> {
-	await tx.getConnection().execute("select pg_notify(?, ?)", [VECTORS_CHANNEL, sourceId], "all", tx.getTransactionContext());
+export async function notifyChunksChanged(tx: EntityManager, sourceId: string): Promise<void> {
+	await tx.getConnection().execute("select pg_notify(?, ?)", [KNOWLEDGE_CHUNKS_CHANNEL.name, sourceId], "all", tx.getTransactionContext());
 }

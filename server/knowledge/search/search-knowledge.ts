@@ -1,32 +1,22 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { TKnowledgeSearchResult } from "./types";
-import { findKnowledgeSource } from "../../modules/knowledge/knowledge-sources";
+import type { KnowledgeSource } from "../../db/entities";
 import type { SecretBox } from "../../shared/crypto";
 import { embedderForSource } from "../embed/embedder-for-source";
-import { lexicalIndexCache } from "../index/lexical-index";
-import { type VectorCache, vectorCache } from "../index/vector-cache";
 import type { VectorIndexes } from "../index/vector-indexes";
+import type { KnowledgeSearchCaches } from "./search-caches";
+import type { TKnowledgeSearchResult } from "./types";
 
 /** Reciprocal rank fusion constant from Cormack et al. (2009); 60 is the value they found robust. */
 const RRF_K = 60;
 
 export interface SearchDependencies {
 	secrets: SecretBox;
-	cache: VectorCache;
+	search: KnowledgeSearchCaches;
 	/** Ranks the vector half through the source's own index (PostgreSQL or Pinecone). */
 	vectorIndexes: VectorIndexes;
 }
 
-let defaults: SearchDependencies | undefined;
-
-/** Set by the composition root so callers (the runtime) can search with an EntityManager alone. */
-export function setSearchDependencies(dependencies: SearchDependencies): void {
-	defaults = dependencies;
-}
-
 export interface SearchInput {
-	workspaceId: string;
-	sourceId: string;
 	query: string;
 	topK?: number;
 	minScore?: number;
@@ -77,16 +67,14 @@ export async function fullTextRanking(em: EntityManager, sourceId: string, query
  * list 2:1 gained 0.01 nDCG@10 with the builtin embedder, a tuning on the test set that would not
  * carry over to provider embedders (docs/knowledge.md). The score is the fused value divided by
  * its maximum (first in both rankings), so 1 means "top of both lists" and 0.5 "top of one,
- * absent from the other". Exported for the runtime.
+ * absent from the other". The caller has checked that `source` belongs to its workspace.
  */
-export async function searchKnowledge(em: EntityManager, input: SearchInput, dependencies: SearchDependencies | undefined = defaults): Promise<TKnowledgeSearchResult[]> {
-	if (!dependencies) throw new Error("searchKnowledge: setSearchDependencies was not called");
-	const source = await findKnowledgeSource(em, input.workspaceId, input.sourceId);
+export async function searchKnowledge(em: EntityManager, dependencies: SearchDependencies, source: KnowledgeSource, input: SearchInput): Promise<TKnowledgeSearchResult[]> {
 	const topK = input.topK ?? 5;
 	const candidates = Math.max(50, topK * 4);
 	const embedder = await embedderForSource(em, dependencies.secrets, source);
 	const [lexical, semantic] = await Promise.all([
-		lexicalIndexCache.rank(em, source.id, input.query, candidates).then((hits) => hits.map((hit) => hit.chunkId)),
+		dependencies.search.lexical.rank(em, source.id, input.query, candidates).then((hits) => hits.map((hit) => hit.chunkId)),
 		embedder.embed([input.query]).then(([vector]) => dependencies.vectorIndexes.forSource(em, source).query(source.id, vector, candidates)),
 	]);
 	const fused = new Map<string, number>();
@@ -125,5 +113,3 @@ export async function searchKnowledge(em: EntityManager, input: SearchInput, dep
 	}
 	return results;
 }
-
-export { vectorCache };

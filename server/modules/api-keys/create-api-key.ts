@@ -1,8 +1,9 @@
-import type { EntityManager } from "@mikro-orm/postgresql";
 import { SCOPES, type Scope } from "../../../contract/common";
 import { ApiKeySchema, WorkspaceSchema } from "../../db/entities";
 import { AppError } from "../../shared/app-error";
 import { newId } from "../../shared/ids";
+import { actingUserId, resolveWorkspaceId } from "../access/resolve-workspace";
+import type { UseCaseContext } from "../platform-services";
 import { generateApiKey } from "./api-key-format";
 
 export const DEFAULT_API_KEY_SCOPES: Scope[] = ["runtime:execute"];
@@ -28,14 +29,16 @@ export function parseScopes(scopes: readonly string[]): Scope[] {
 	return [...new Set(scopes)] as Scope[];
 }
 
+/** A new key for the workspace; the whole secret is in the result and nowhere else, ever. */
 export async function createApiKey(
-	em: EntityManager,
-	input: { workspaceId: string; name: string; scopes?: readonly string[]; createdByUserId?: string | null },
+	context: UseCaseContext,
+	input: { workspaceId?: string; name: string; scopes?: readonly string[]; createdByUserId?: string | null },
 ): Promise<CreatedApiKey> {
+	const { em } = context;
 	const scopes = parseScopes(input.scopes ?? DEFAULT_API_KEY_SCOPES);
 	const name = input.name.trim();
 	if (!name) throw AppError.validation([{ field: "name", issue: "Required" }]);
-	const workspace = await em.findOne(WorkspaceSchema, { id: input.workspaceId });
+	const workspace = await em.findOne(WorkspaceSchema, { id: await resolveWorkspaceId(context, input.workspaceId) });
 	if (!workspace) throw AppError.notFound("Workspace");
 	const { key, keyHash, keyPrefix } = generateApiKey();
 	const id = newId("key");
@@ -46,7 +49,7 @@ export async function createApiKey(
 		keyHash,
 		keyPrefix,
 		scopes,
-		createdByUser: input.createdByUserId ?? null,
+		createdByUser: input.createdByUserId ?? actingUserId(context),
 		lastUsedAt: null,
 		revokedAt: null,
 	});

@@ -1,10 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { AssistantConfig } from "../../db/entities";
-import type { DatabaseNotifications } from "../../db/notifications";
+import { NotifiedCache } from "../../db/notified-cache";
+import { type DatabaseNotifications, defineChannel } from "../../db/notifications";
 import { AppError } from "../../shared/app-error";
 
-/** NOTIFY channel for deployment changes; the payload is the workspace id. */
-export const DEPLOYMENT_CHANNEL = "deployment_changed";
+/** Payload: the workspace id. Acknowledged: a publish or rollback is served on the very next call, everywhere. */
+export const DEPLOYMENT_CHANNEL = defineChannel("deployment_changed", { acknowledged: true });
+const MAX_CACHED_DEPLOYMENTS = 10_000;
 
 export interface ResolvedDeployment {
 	assistantId: string;
@@ -38,40 +40,19 @@ export async function loadDeployment(em: EntityManager, input: { workspaceId: st
 }
 
 /**
- * Deployment resolution cached per process. Invalidation is by LISTEN/NOTIFY: publish and rollback
- * notify at commit from whichever process ran them, and this cache drops that workspace's entries.
- * Without a live listener it reads through, so a deployment is never served stale.
+ * Deployment resolution cached per process, dropped per workspace on `deployment_changed`. Publish
+ * and rollback notify after commit and wait until every process has dropped its entries, so the
+ * very next call on any instance serves the new version.
  */
 export class DeploymentResolver {
-	private readonly entries = new Map<string, ResolvedDeployment>();
-	/** Bumped on every invalidation: a load that raced one must not be stored. */
-	private generation = 0;
+	private readonly cache: NotifiedCache<ResolvedDeployment>;
 
-	constructor(private readonly notifications?: DatabaseNotifications) {
-		notifications?.on(DEPLOYMENT_CHANNEL, (workspaceId) => this.invalidateWorkspace(workspaceId));
-		notifications?.onReset(() => this.clear());
+	constructor(notifications: DatabaseNotifications) {
+		this.cache = new NotifiedCache(notifications, DEPLOYMENT_CHANNEL, { tagOf: (key) => key.slice(0, key.indexOf("\u0000")), maxEntries: MAX_CACHED_DEPLOYMENTS });
 	}
 
 	/** `em` is only called on a miss: a cached answer costs no EntityManager. */
-	async resolve(em: () => EntityManager, input: { workspaceId: string; slug: string; environment: string }): Promise<ResolvedDeployment> {
-		if (!this.notifications?.listening) return loadDeployment(em(), input);
-		const key = `${input.workspaceId}\u0000${input.slug}\u0000${input.environment}`;
-		const cached = this.entries.get(key);
-		if (cached) return cached;
-		const generation = this.generation;
-		const loaded = await loadDeployment(em(), input);
-		if (generation === this.generation && this.notifications.listening) this.entries.set(key, loaded);
-		return loaded;
-	}
-
-	private invalidateWorkspace(workspaceId: string): void {
-		this.generation += 1;
-		const prefix = `${workspaceId}\u0000`;
-		for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
-	}
-
-	private clear(): void {
-		this.generation += 1;
-		this.entries.clear();
+	resolve(em: () => EntityManager, input: { workspaceId: string; slug: string; environment: string }): Promise<ResolvedDeployment> {
+		return this.cache.get(`${input.workspaceId}\u0000${input.slug}\u0000${input.environment}`, () => loadDeployment(em(), input));
 	}
 }

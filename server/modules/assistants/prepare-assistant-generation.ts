@@ -1,9 +1,8 @@
-import type { EntityManager } from "@mikro-orm/postgresql";
 import type { TAssistantRunInput } from "../../../contract/schemas/runtime";
-import type { GenerationInput, GenerationOrigin } from "../runtime/run-generation";
+import type { UseCaseContext } from "../platform-services";
+import type { GenerationInput } from "../runtime/run-generation";
 import { DEFAULT_ENVIRONMENT_SLUG } from "../tenancy/create-workspace";
-import type { Logger } from "../../shared/logger";
-import type { DeploymentResolver } from "./deployment-cache";
+import { resolveWorkspaceId } from "../access/resolve-workspace";
 import { renderPromptTemplate, resolveVariables } from "./render-prompt";
 import { formatKnowledgeContext, retrieveKnowledge } from "./retrieve-knowledge-context";
 
@@ -14,19 +13,19 @@ import { formatKnowledgeContext, retrieveKnowledge } from "./retrieve-knowledge-
  * them, as a second system message fenced as untrusted reference material.
  */
 export async function prepareAssistantGeneration(
-	em: () => EntityManager,
-	deployments: DeploymentResolver,
-	input: { origin: Omit<GenerationOrigin, "assistant">; slug: string; run: TAssistantRunInput; logger?: Logger },
+	context: UseCaseContext,
+	input: { workspaceId?: string; slug: string; run: TAssistantRunInput },
 ): Promise<GenerationInput> {
+	const workspaceId = await resolveWorkspaceId(context, input.workspaceId);
 	const environment = input.run.environment ?? DEFAULT_ENVIRONMENT_SLUG;
-	const deployment = await deployments.resolve(em, { workspaceId: input.origin.workspaceId, slug: input.slug, environment });
+	const deployment = await context.services.deployments.resolve(() => context.em, { workspaceId, slug: input.slug, environment });
 	const { config } = deployment;
 	const values = resolveVariables(config.variables, input.run.variables);
 	const systemPrompt = renderPromptTemplate(config.systemPrompt, values, config.variables);
 	const knowledge = config.knowledge ?? [];
-	const chunks = knowledge.length === 0 ? [] : await retrieveKnowledge(em(), { workspaceId: input.origin.workspaceId, query: input.run.input, knowledge, logger: input.logger });
+	const chunks = knowledge.length === 0 ? [] : await retrieveKnowledge(context, { workspaceId, query: input.run.input, knowledge });
 	return {
-		origin: { ...input.origin, assistant: { assistantId: deployment.assistantId, versionId: deployment.versionId, environment } },
+		origin: { workspaceId, principal: context.principal, assistant: { assistantId: deployment.assistantId, versionId: deployment.versionId, environment } },
 		providerName: config.provider as GenerationInput["providerName"],
 		model: config.model,
 		messages: [

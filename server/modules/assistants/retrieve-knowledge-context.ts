@@ -1,9 +1,7 @@
-import type { EntityManager } from "@mikro-orm/postgresql";
-import type { AssistantConfig } from "../../db/entities";
+import { type AssistantConfig, KnowledgeSourceSchema } from "../../db/entities";
 import { searchKnowledge } from "../../knowledge/search/search-knowledge";
 import type { TKnowledgeSearchResult } from "../../knowledge/search/types";
-import { AppError } from "../../shared/app-error";
-import type { Logger } from "../../shared/logger";
+import type { UseCaseContext } from "../platform-services";
 
 /** One retrieved chunk with the name of the source it came from. */
 export interface RetrievedChunk extends TKnowledgeSearchResult {
@@ -17,40 +15,27 @@ export interface RetrievedChunk extends TKnowledgeSearchResult {
  * a warning (the version is immutable, the source is not), never failing the generation.
  */
 export async function retrieveKnowledge(
-	em: EntityManager,
-	input: { workspaceId: string; query: string; knowledge: AssistantConfig["knowledge"]; logger?: Logger },
+	context: UseCaseContext,
+	input: { workspaceId: string; query: string; knowledge: AssistantConfig["knowledge"] },
 ): Promise<RetrievedChunk[]> {
 	if (input.knowledge.length === 0) return [];
-	const names = await sourceNames(em, input.workspaceId, input.knowledge.map((entry) => entry.sourceId));
+	const { em, services } = context;
+	const sources = new Map(
+		(await em.find(KnowledgeSourceSchema, { workspace: input.workspaceId, id: { $in: input.knowledge.map((entry) => entry.sourceId) } })).map((source) => [source.id, source]),
+	);
 	const perSource = await Promise.all(
 		input.knowledge.map(async (entry) => {
-			const sourceName = names.get(entry.sourceId);
-			if (sourceName === undefined) {
-				input.logger?.warn("attached knowledge source no longer exists; skipped", { workspaceId: input.workspaceId, sourceId: entry.sourceId });
+			const source = sources.get(entry.sourceId);
+			if (!source) {
+				services.logger.warn("attached knowledge source no longer exists; skipped", { workspaceId: input.workspaceId, sourceId: entry.sourceId });
 				return [];
 			}
-			try {
-				// Each search gets its own fork: they run concurrently and an EntityManager is not shareable.
-				const results = await searchKnowledge(em.fork(), { workspaceId: input.workspaceId, sourceId: entry.sourceId, query: input.query, topK: entry.topK, minScore: entry.minScore });
-				return results.map((result) => ({ ...result, sourceId: entry.sourceId, sourceName }));
-			} catch (error) {
-				// Deleted between the name lookup and the search.
-				if (error instanceof AppError && error.code === "NOT_FOUND") {
-					input.logger?.warn("attached knowledge source no longer exists; skipped", { workspaceId: input.workspaceId, sourceId: entry.sourceId });
-					return [];
-				}
-				throw error;
-			}
+			// Each search gets its own fork: they run concurrently and an EntityManager is not shareable.
+			const results = await searchKnowledge(em.fork(), services, source, { query: input.query, topK: entry.topK, minScore: entry.minScore });
+			return results.map((result) => ({ ...result, sourceId: source.id, sourceName: source.name }));
 		}),
 	);
 	return perSource.flat();
-}
-
-async function sourceNames(em: EntityManager, workspaceId: string, sourceIds: string[]): Promise<Map<string, string>> {
-	const rows: { id: string; name: string }[] = await em
-		.getConnection()
-		.execute("select id, name from knowledge_sources where workspace_id = ? and id in (?)", [workspaceId, sourceIds]);
-	return new Map(rows.map((row) => [row.id, row.name]));
 }
 
 /** Attribute values and chunk text cannot close the element they sit in. */

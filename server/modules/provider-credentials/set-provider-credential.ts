@@ -1,12 +1,15 @@
-import type { EntityManager } from "@mikro-orm/postgresql";
+import { defineChannel } from "../../db/notifications";
 import { PROVIDERS, type ProviderName, ProviderCredentialSchema, WorkspaceSchema } from "../../db/entities";
 import { AppError, type FieldIssue } from "../../shared/app-error";
-import type { SecretBox } from "../../shared/crypto";
 import { newId } from "../../shared/ids";
-import { notifyAndAwaitListeners } from "../../db/notifications";
+import { resolveWorkspaceId } from "../access/resolve-workspace";
+import type { UseCaseContext } from "../platform-services";
 
-/** Sent by a trigger on provider_credentials (migration 20261123032310); payload: workspace id. */
-export const PROVIDER_CREDENTIAL_CHANNEL = "provider_credential_changed";
+/**
+ * Sent by a trigger on provider_credentials (migration 20261123032310) at commit, and again,
+ * acknowledged, by the use cases that change credentials; payload: workspace id.
+ */
+export const PROVIDER_CREDENTIAL_CHANNEL = defineChannel("provider_credential_changed", { acknowledged: true });
 
 export interface ProviderCredentialView {
 	id: string;
@@ -23,10 +26,10 @@ export interface ProviderCredentialView {
  * next generation anywhere uses the new key (the trigger's own NOTIFY arrives asynchronously).
  */
 export async function setProviderCredential(
-	em: EntityManager,
-	secrets: SecretBox,
-	input: { workspaceId: string; provider: string; apiKey: string; baseUrl?: string | null },
+	context: UseCaseContext,
+	input: { workspaceId?: string; provider: string; apiKey: string; baseUrl?: string | null },
 ): Promise<ProviderCredentialView> {
+	const { em, services } = context;
 	const issues: FieldIssue[] = [];
 	if (!(PROVIDERS as readonly string[]).includes(input.provider)) {
 		issues.push({ field: "provider", issue: `Expected one of ${PROVIDERS.join(", ")}` });
@@ -45,29 +48,30 @@ export async function setProviderCredential(
 		issues.push({ field: "baseUrl", issue: "Required for openai-compatible" });
 	}
 	if (issues.length > 0) throw AppError.validation(issues);
-	if (!(await em.findOne(WorkspaceSchema, { id: input.workspaceId }))) throw AppError.notFound("Workspace");
+	const workspaceId = await resolveWorkspaceId(context, input.workspaceId);
+	if (!(await em.findOne(WorkspaceSchema, { id: workspaceId }))) throw AppError.notFound("Workspace");
 
 	const provider = input.provider as ProviderName;
 	const apiKey = input.apiKey.trim();
-	const existing = await em.findOne(ProviderCredentialSchema, { workspace: input.workspaceId, provider });
+	const existing = await em.findOne(ProviderCredentialSchema, { workspace: workspaceId, provider });
 	const credential =
 		existing ??
 		em.create(ProviderCredentialSchema, {
 			id: newId("pcred"),
-			workspace: input.workspaceId,
+			workspace: workspaceId,
 			provider,
 			encryptedApiKey: "",
 			apiKeyHint: "",
 			baseUrl: null,
 		});
-	credential.encryptedApiKey = secrets.encrypt(apiKey);
+	credential.encryptedApiKey = services.secrets.encrypt(apiKey);
 	credential.apiKeyHint = apiKey.slice(-4);
 	credential.baseUrl = baseUrl;
 	await em.flush();
-	await notifyAndAwaitListeners(em.config.get("clientUrl") as string, PROVIDER_CREDENTIAL_CHANNEL, input.workspaceId);
+	await services.notifications.publish(PROVIDER_CREDENTIAL_CHANNEL, workspaceId);
 	return {
 		id: credential.id,
-		workspaceId: input.workspaceId,
+		workspaceId: workspaceId,
 		provider,
 		apiKeyHint: credential.apiKeyHint,
 		baseUrl,

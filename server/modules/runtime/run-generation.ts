@@ -1,18 +1,16 @@
-import type { EntityManager } from "@mikro-orm/postgresql";
 import { GENERATION_DEFAULTS, type TGenerationConfig, type TGenerationResult } from "../../../contract/schemas/runtime";
 import type { ProviderName } from "../../db/entities";
 import { ProviderError } from "../../providers/provider-error";
 import type { ChatMessage, GenerationRequest, ProviderStreamEvent, TokenUsage } from "../../providers/types";
 import { EMPTY_USAGE } from "../../providers/types";
+import type { Principal } from "../../shared/principal";
+import type { UseCaseContext } from "../platform-services";
 import { type CallerPresence, GenerationDeadline } from "./generation-deadline";
-import type { DeploymentResolver } from "../assistants/deployment-cache";
-import type { ProviderAdapters } from "./provider-adapters";
-import type { Logger } from "../../shared/logger";
 
-/** Who asked and, for deployed assistants, what was served: carried into the trace. */
+/** Who asked, in which workspace and, for deployed assistants, what was served: carried into the trace. */
 export interface GenerationOrigin {
 	workspaceId: string;
-	apiKeyId: string | null;
+	principal: Principal;
 	assistant?: { assistantId: string; versionId: string; environment: string };
 }
 
@@ -38,17 +36,6 @@ export interface GenerationOutcome {
 	attempts: number;
 }
 
-export interface RuntimeDependencies {
-	em: () => EntityManager;
-	adapters: ProviderAdapters;
-	/** slug -> deployed version, cached per process with LISTEN/NOTIFY invalidation. */
-	deployments: DeploymentResolver;
-	/** Warnings that must not fail a generation (e.g. an attached knowledge source that was deleted). */
-	logger?: Logger;
-	/** Called once per generation, off the response path (it must not throw nor block). */
-	onOutcome?: (outcome: GenerationOutcome) => void;
-}
-
 function toProviderRequest(input: GenerationInput): GenerationRequest {
 	return {
 		model: input.model,
@@ -64,15 +51,19 @@ function asProviderError(error: unknown, providerName: string): ProviderError {
 	return new ProviderError("server_error", providerName, `${providerName} failed unexpectedly`, { cause: error, retryable: false });
 }
 
-/** POST /runtime/execute and the assistant endpoint: one answer, retried on transient failures. */
-export async function executeGeneration(dependencies: RuntimeDependencies, input: GenerationInput, caller?: CallerPresence): Promise<TGenerationResult> {
-	const adapter = await dependencies.adapters.forWorkspace(dependencies.em, input.origin.workspaceId, input.providerName);
+/**
+ * POST /runtime/execute and the assistant endpoint: one answer, retried on transient failures.
+ * Every generation, failed ones too, is traced (off the response path) and its cost counted.
+ */
+export async function executeGeneration(context: UseCaseContext, input: GenerationInput, caller?: CallerPresence): Promise<TGenerationResult> {
+	const { services } = context;
+	const adapter = await services.providers.forWorkspace(() => context.em, input.origin.workspaceId, input.providerName);
 	const deadline = new GenerationDeadline(input.config.timeoutMs ?? GENERATION_DEFAULTS.timeoutMs, caller);
 	const maxRetries = input.config.maxRetries ?? GENERATION_DEFAULTS.maxRetries;
 	const startedAt = Date.now();
 	let attempts = 0;
 	const report = (partial: Partial<GenerationOutcome>) =>
-		dependencies.onOutcome?.({
+		services.traces.record({
 			input,
 			streamed: false,
 			startedAt,
@@ -114,12 +105,9 @@ export async function executeGeneration(dependencies: RuntimeDependencies, input
  * after it with a terminal `error` event. Closing the generator (or the caller going away) closes
  * the upstream request at once.
  */
-export async function* streamGeneration(
-	dependencies: RuntimeDependencies,
-	input: GenerationInput,
-	caller?: CallerPresence,
-): AsyncGenerator<ProviderStreamEvent, void, undefined> {
-	const adapter = await dependencies.adapters.forWorkspace(dependencies.em, input.origin.workspaceId, input.providerName);
+export async function* streamGeneration(context: UseCaseContext, input: GenerationInput, caller?: CallerPresence): AsyncGenerator<ProviderStreamEvent, void, undefined> {
+	const { services } = context;
+	const adapter = await services.providers.forWorkspace(() => context.em, input.origin.workspaceId, input.providerName);
 	const deadline = new GenerationDeadline(input.config.timeoutMs ?? GENERATION_DEFAULTS.timeoutMs, caller);
 	const maxRetries = input.config.maxRetries ?? GENERATION_DEFAULTS.maxRetries;
 	const startedAt = Date.now();
@@ -164,7 +152,7 @@ export async function* streamGeneration(
 		deadline.dispose();
 		// A caller that went away mid-stream is recorded as such, not as a success.
 		if (!failure && finishReason === null) failure = new ProviderError("aborted", input.providerName, "The caller cancelled the stream", { retryable: false });
-		dependencies.onOutcome?.({
+		services.traces.record({
 			input,
 			streamed: true,
 			startedAt,

@@ -1,8 +1,8 @@
-import type { EntityManager } from "@mikro-orm/postgresql";
 import { MEMBER_ROLES, type MemberRole, MembershipSchema, OrganizationSchema, UserSchema } from "../../db/entities";
 import { AppError, type FieldIssue } from "../../shared/app-error";
 import { hashPassword } from "../../shared/crypto";
 import { newId } from "../../shared/ids";
+import type { UseCaseContext } from "../platform-services";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const MIN_PASSWORD_LENGTH = 10;
@@ -14,11 +14,13 @@ export function checkCredentials(email: string, password: string): FieldIssue[] 
 	return issues;
 }
 
-/** Creates a user and makes them a member of one organization with the given role. */
+/** Creates a user and makes them a member of one organization with the given role (the operator's way in). */
 export async function createUser(
-	em: EntityManager,
+	context: UseCaseContext,
 	input: { email: string; password: string; organizationId: string; role: string; name?: string },
 ): Promise<{ userId: string; membershipId: string; role: MemberRole }> {
+	if (context.principal.kind !== "operator") throw new AppError("FORBIDDEN", "Only the operator creates users");
+	const { em } = context;
 	const email = input.email.trim().toLowerCase();
 	const issues = checkCredentials(email, input.password);
 	if (!(MEMBER_ROLES as readonly string[]).includes(input.role)) {
@@ -33,13 +35,4 @@ export async function createUser(
 	em.create(MembershipSchema, { id: membershipId, organization: input.organizationId, user: userId, role: input.role as MemberRole });
 	await em.flush();
 	return { userId, membershipId, role: input.role as MemberRole };
-}
-
-export async function createOrganization(em: EntityManager, input: { name: string }): Promise<{ id: string }> {
-	const name = input.name.trim();
-	if (!name) throw AppError.validation([{ field: "organization", issue: "Required" }]);
-	const id = newId("org");
-	em.create(OrganizationSchema, { id, name, mcpAdminDisabled: false });
-	await em.flush();
-	return { id };
 }

@@ -1,12 +1,14 @@
-import type { EntityManager } from "@mikro-orm/postgresql";
 import { EnvironmentSchema, OrganizationSchema, WorkspaceSchema } from "../../db/entities";
 import { AppError } from "../../shared/app-error";
 import { newId } from "../../shared/ids";
+import type { UseCaseContext } from "../platform-services";
 
 export const DEFAULT_ENVIRONMENT_SLUG = "production";
 
 /** A workspace always starts with a `production` environment: the runtime's default target. */
-export async function createWorkspace(em: EntityManager, input: { organizationId: string; name: string }): Promise<{ id: string }> {
+export async function createWorkspace(context: UseCaseContext, input: { organizationId: string; name: string }): Promise<{ id: string }> {
+	if (context.principal.kind !== "operator") throw new AppError("FORBIDDEN", "Only the operator creates workspaces");
+	const { em } = context;
 	const name = input.name.trim();
 	if (!name) throw AppError.validation([{ field: "name", issue: "Required" }]);
 	if (!(await em.findOne(OrganizationSchema, { id: input.organizationId }))) throw AppError.notFound("Organization");

@@ -2,6 +2,7 @@ import type { OptionalProps } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Trace } from "../../db/entities";
 import { newId } from "../../shared/ids";
+import { describePrincipal } from "../../shared/principal";
 import type { Logger } from "../../shared/logger";
 import type { GenerationOutcome } from "../runtime/run-generation";
 import { costInMicroUsd } from "./model-prices";
@@ -19,7 +20,9 @@ export function traceOf(outcome: GenerationOutcome): PendingTrace {
 	return {
 		id: newId("trace"),
 		workspace: input.origin.workspaceId,
-		apiKey: input.origin.apiKeyId,
+		apiKey: input.origin.principal.kind === "api_key" ? input.origin.principal.apiKeyId : null,
+		principalType: input.origin.principal.kind,
+		principalId: describePrincipal(input.origin.principal).id,
 		kind: input.origin.assistant ? "assistant" : "execute",
 		streamed: outcome.streamed,
 		assistant: input.origin.assistant?.assistantId ?? null,
@@ -43,7 +46,7 @@ export function traceOf(outcome: GenerationOutcome): PendingTrace {
 }
 
 const COLUMNS = [
-	"id", "workspace", "api_key", "kind", "streamed", "assistant", "version", "environment", "provider", "model", "input", "output",
+	"id", "workspace", "api_key", "principal_type", "principal_id", "kind", "streamed", "assistant", "version", "environment", "provider", "model", "input", "output",
 	"latency_ms", "time_to_first_token_ms", "input_tokens", "output_tokens", "total_tokens", "cost_micro_usd", "finish_reason",
 	"error_code", "error_message", "created_at",
 ] as const;
@@ -73,6 +76,8 @@ function rowOf(trace: PendingTrace): Record<(typeof COLUMNS)[number], unknown> {
 		id: trace.id,
 		workspace: trace.workspace,
 		api_key: trace.apiKey,
+		principal_type: trace.principalType,
+		principal_id: trace.principalId,
 		kind: trace.kind,
 		streamed: trace.streamed,
 		assistant: trace.assistant,
@@ -104,12 +109,12 @@ export class TraceWriter {
 	private timer: NodeJS.Timeout | null = null;
 	private flushing: Promise<void> = Promise.resolve();
 	private dropped = 0;
-	/** Called after each successful flush with what it wrote (quota bookkeeping, tests). */
-	onFlushed?: (traces: readonly PendingTrace[]) => void;
 
 	constructor(
 		private readonly em: () => EntityManager,
 		private readonly logger: Logger,
+		/** Called after each successful flush with what it wrote: this process's spend reaches the quota check at once. */
+		private readonly onFlushed: (traces: readonly PendingTrace[]) => void,
 	) {}
 
 	record(outcome: GenerationOutcome): void {
@@ -136,7 +141,7 @@ export class TraceWriter {
 		try {
 			// knex's raw sends the binding as a pg parameter; em.execute would quote it in JavaScript.
 			await this.em().getKnex().raw(INSERT_BATCH, [JSON.stringify(batch.map(rowOf))]);
-			this.onFlushed?.(batch);
+			this.onFlushed(batch);
 		} catch (error) {
 			this.logger.error("traces not written", { count: batch.length, error });
 		}

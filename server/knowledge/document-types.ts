@@ -1,5 +1,5 @@
-import { DOCUMENT_TYPES, type DocumentExtension } from "../../../contract/schemas/knowledge";
-import { AppError } from "../../shared/app-error";
+import { DOCUMENT_TYPES, type DocumentExtension } from "../../contract/schemas/knowledge";
+import { AppError } from "../shared/app-error";
 
 export function extensionOf(filename: string): string {
 	const dot = filename.lastIndexOf(".");

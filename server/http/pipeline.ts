@@ -1,0 +1,249 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AppRoute, ServerInferRequest, ServerInferResponses } from "@ts-rest/core";
+import type { ZodTypeAny } from "zod";
+import type { RouteMetadata, Scope } from "../../contract/common";
+import { readBearerToken, requireScope } from "../modules/api-keys/authenticate-api-key";
+import { recordAuditEvent } from "../modules/audit/record-audit-event";
+import { createUseCaseContext, type PlatformServices, type UseCaseContext } from "../modules/platform-services";
+import { deleteExpiredRateLimitWindows } from "../modules/quotas/consume-request-quota";
+import { AppError, type FieldIssue } from "../shared/app-error";
+import type { ApiKeyPrincipal } from "../shared/principal";
+import { answerIdempotently } from "./middleware/idempotency";
+import { readJsonBody } from "./middleware/json-body";
+import { sendJson } from "./middleware/errors";
+import { assignRequestId } from "./middleware/request-id";
+import { zodErrorToFields } from "./validation";
+
+/** Expired rate-limit windows are swept every this many quota-checked requests. */
+const CLEANUP_EVERY_REQUESTS = 1000;
+
+/** What a handler answers with: a JSON response, or `ANSWERED` when it wrote the response itself (SSE). */
+export const ANSWERED: unique symbol = Symbol("answered");
+export type HandlerResult = { status: number; body: unknown } | typeof ANSWERED;
+
+/** What a route's handler receives once the pipeline has authenticated, validated and claimed. */
+export interface RouteCall {
+	request: IncomingMessage;
+	response: ServerResponse;
+	requestId: string;
+	/** The use-case context for the caller; for public routes, the services alone. */
+	context: UseCaseContext;
+	params: Record<string, unknown>;
+	query: Record<string, unknown>;
+	body: unknown;
+}
+
+export interface RouteDefinition {
+	route: AppRoute;
+	handle(call: RouteCall): Promise<HandlerResult>;
+}
+
+/** A contract route prepared once: its schemas and metadata looked up at start, not per request. */
+export interface CompiledRoute {
+	definition: RouteDefinition;
+	metadata: RouteMetadata;
+	schemas: { params?: ZodTypeAny; query?: ZodTypeAny; headers?: ZodTypeAny; body?: ZodTypeAny };
+	/** Runtime routes count against the key's rate limit and the workspace's spend quota. */
+	metered: boolean;
+	/** Changes made through the API are audited; generations are traced instead (server/modules/traces). */
+	audited: boolean;
+}
+
+/** The state a request accumulates as it passes the steps. */
+export interface Exchange {
+	route: CompiledRoute;
+	request: IncomingMessage;
+	response: ServerResponse;
+	requestId: string;
+	path: string;
+	/** Path parameters as they appear in the URL, still percent-encoded (decoded by the validate step). */
+	rawParams: Record<string, string>;
+	principal?: ApiKeyPrincipal;
+	context?: UseCaseContext;
+	rawBody?: unknown;
+	params: Record<string, unknown>;
+	query: Record<string, unknown>;
+	body?: unknown;
+	result?: HandlerResult;
+}
+
+/** A step either finishes synchronously (undefined) or returns a promise; `ANSWERED` ends the request there. */
+type Step = (exchange: Exchange, services: PlatformServices, state: PipelineState) => void | typeof ANSWERED | Promise<void | typeof ANSWERED>;
+
+interface PipelineState {
+	meteredRequests: number;
+}
+
+const schemaOf = (value: unknown) => (value && typeof (value as ZodTypeAny).safeParse === "function" ? (value as ZodTypeAny) : undefined);
+
+export function compileRoute(definition: RouteDefinition): CompiledRoute {
+	const { route } = definition;
+	const metadata = (route.metadata ?? {}) as RouteMetadata;
+	return {
+		definition,
+		metadata,
+		schemas: {
+			params: schemaOf(route.pathParams),
+			query: schemaOf(route.query),
+			headers: schemaOf(route.headers),
+			body: "body" in route ? schemaOf(route.body) : undefined,
+		},
+		metered: metadata.scope === "runtime:execute",
+		audited: metadata.scope !== undefined && metadata.scope !== "runtime:execute" && route.method !== "GET",
+	};
+}
+
+/**
+ * Every contract route's pipeline, in order, readable as a table. Credentials are checked before
+ * the body is read (a stranger never gets a body parsed), the quota before any work, the
+ * Idempotency-Key after validation (an invalid body never claims a key).
+ */
+export const PIPELINE: readonly (readonly [name: string, step: Step])[] = [
+	["request id", assignRequestIdStep],
+	["authenticate", authenticate],
+	["scope", checkScope],
+	["quota", consumeQuota],
+	["body", readBody],
+	["validate", validate],
+	["idempotency", claimIdempotencyKey],
+	["handler", runHandler],
+	["audit", audit],
+];
+
+/** Runs the steps; the caller answers any thrown error with the envelope (middleware/errors.ts). */
+export async function runPipeline(exchange: Exchange, services: PlatformServices, state: PipelineState): Promise<void> {
+	for (const [, step] of PIPELINE) {
+		let outcome = step(exchange, services, state);
+		// Most steps finish synchronously on the hot path: no promise, no extra turn of the event loop.
+		if (outcome instanceof Promise) outcome = await outcome;
+		if (outcome === ANSWERED) return;
+	}
+}
+
+export function createPipelineState(): PipelineState {
+	return { meteredRequests: 0 };
+}
+
+function assignRequestIdStep(exchange: Exchange): void {
+	exchange.requestId = assignRequestId(exchange.request, exchange.response);
+}
+
+function authenticate(exchange: Exchange, services: PlatformServices): void | Promise<void> {
+	const scope = exchange.route.metadata.scope;
+	if (!scope) {
+		exchange.context = createUseCaseContext(services, { kind: "operator" });
+		return;
+	}
+	const token = readBearerToken(exchange.request.headers.authorization);
+	return services.apiKeys
+		.authenticate(() => services.orm.em.fork(), token)
+		.then((principal) => {
+			exchange.principal = principal;
+			exchange.context = createUseCaseContext(services, principal);
+		});
+}
+
+function checkScope(exchange: Exchange): void {
+	const scope: Scope | undefined = exchange.route.metadata.scope;
+	if (scope && exchange.principal) requireScope(exchange.principal, scope);
+}
+
+function consumeQuota(exchange: Exchange, services: PlatformServices, state: PipelineState): void | Promise<void> {
+	const principal = exchange.principal;
+	if (!exchange.route.metered || !principal) return;
+	if (++state.meteredRequests % CLEANUP_EVERY_REQUESTS === 0) {
+		deleteExpiredRateLimitWindows(services.orm.em.fork()).catch((error) => services.logger.warn("rate-limit cleanup failed", { error }));
+	}
+	// Most requests are decided in memory: undefined, no promise.
+	return services.quotas.consume(() => services.orm.em.fork(), { apiKeyId: principal.apiKeyId, workspaceId: principal.workspaceId });
+}
+
+function readBody(exchange: Exchange): void | Promise<void> {
+	if (!exchange.route.schemas.body) return;
+	return readJsonBody(exchange.request).then((body) => {
+		exchange.rawBody = body;
+	});
+}
+
+function validate(exchange: Exchange): void {
+	const { schemas } = exchange.route;
+	const fields: FieldIssue[] = [];
+	const parse = (schema: ZodTypeAny | undefined, value: unknown, root: string) => {
+		if (!schema) return value;
+		const result = schema.safeParse(value);
+		if (result.success) return result.data;
+		fields.push(...zodErrorToFields(result.error, root));
+		return undefined;
+	};
+	const decoded: Record<string, string> = {};
+	for (const [name, value] of Object.entries(exchange.rawParams)) {
+		try {
+			decoded[name] = decodeURIComponent(value);
+		} catch {
+			fields.push({ field: `path.${name}`, issue: "Malformed percent-encoding" });
+		}
+	}
+	exchange.params = parse(schemas.params, decoded, "path") as Record<string, unknown>;
+	exchange.query = parse(schemas.query, schemas.query ? parseQuery(exchange.request.url ?? "") : {}, "query") as Record<string, unknown>;
+	parse(schemas.headers, exchange.request.headers, "headers");
+	exchange.body = parse(schemas.body, exchange.rawBody, "body");
+	if (fields.length > 0) throw AppError.validation(fields);
+}
+
+/** `?a=1&b=x` -> {a: "1", b: "x"}; a repeated name keeps its last value (the contract's query schemas take single values). */
+function parseQuery(url: string): Record<string, string> {
+	const queryAt = url.indexOf("?");
+	if (queryAt === -1) return {};
+	const query: Record<string, string> = {};
+	for (const [name, value] of new URLSearchParams(url.slice(queryAt + 1))) query[name] = value;
+	return query;
+}
+
+async function claimIdempotencyKey(exchange: Exchange, services: PlatformServices): Promise<void | typeof ANSWERED> {
+	const key = exchange.request.headers["idempotency-key"];
+	if (!exchange.route.metadata.idempotent || typeof key !== "string" || !exchange.principal) return;
+	const input = { requestId: exchange.requestId, workspaceId: exchange.principal.workspaceId, key, method: exchange.route.definition.route.method, path: exchange.path, body: exchange.body };
+	if (await answerIdempotently(services, input, exchange.response)) return ANSWERED;
+}
+
+async function runHandler(exchange: Exchange): Promise<void> {
+	const result = await exchange.route.definition.handle({
+		request: exchange.request,
+		response: exchange.response,
+		requestId: exchange.requestId,
+		context: exchange.context as UseCaseContext,
+		params: exchange.params,
+		query: exchange.query,
+		body: exchange.body,
+	});
+	exchange.result = result;
+	if (result !== ANSWERED) sendJson(exchange.response, result.status, result.body);
+}
+
+function audit(exchange: Exchange, services: PlatformServices): void {
+	if (!exchange.route.audited || !exchange.context || exchange.result === undefined) return;
+	const status = exchange.result === ANSWERED ? exchange.response.statusCode : exchange.result.status;
+	// Off the response path: an audit row must never delay or fail the answer it describes.
+	recordAuditEvent(exchange.context, {
+		action: exchange.route.metadata.operationId,
+		outcome: status < 400 ? "success" : "failure",
+		details: { requestId: exchange.requestId, status, params: exchange.params },
+	}).catch((error) => services.logger.error("audit event not recorded", { requestId: exchange.requestId, error }));
+}
+
+type Inferred<TRoute extends AppRoute> = ServerInferRequest<TRoute>;
+
+/** A RouteCall typed by the contract route: params, query and body as its zod schemas parse them. */
+export interface TypedRouteCall<TRoute extends AppRoute> extends Omit<RouteCall, "params" | "query" | "body"> {
+	params: Inferred<TRoute> extends { params: infer P } ? P : Record<string, never>;
+	query: Inferred<TRoute> extends { query: infer Q } ? Q : Record<string, never>;
+	body: Inferred<TRoute> extends { body: infer B } ? B : undefined;
+}
+
+/** The responses a route may answer with, as its contract declares them (2xx; errors are thrown AppErrors). */
+export type TypedResult<TRoute extends AppRoute> = Extract<ServerInferResponses<TRoute>, { status: 200 | 201 | 202 | 204 }> | typeof ANSWERED;
+
+/** Binds a handler to its contract route, type-checked against the contract's schemas. */
+export function contractRoute<TRoute extends AppRoute>(route: TRoute, handle: (call: TypedRouteCall<TRoute>) => Promise<TypedResult<TRoute>>): RouteDefinition {
+	return { route, handle: handle as unknown as RouteDefinition["handle"] };
+}

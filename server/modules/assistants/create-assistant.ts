@@ -1,0 +1,27 @@
+import { ZSlug } from "../../../contract/schemas/runtime";
+import { AssistantDraftSchema, AssistantSchema } from "../../db/entities";
+import { AppError } from "../../shared/app-error";
+import { newId } from "../../shared/ids";
+import { actingUserId, resolveWorkspaceId } from "../access/resolve-workspace";
+import type { UseCaseContext } from "../platform-services";
+import { DEFAULT_ASSISTANT_CONFIG } from "./assistant-config";
+
+/** A new assistant with an empty draft: edit the draft, freeze it as a version, deploy the version. */
+export async function createAssistant(
+	context: UseCaseContext,
+	input: { workspaceId?: string; slug: string; name: string; description?: string | null },
+): Promise<{ id: string; slug: string; name: string }> {
+	const { em } = context;
+	const workspaceId = await resolveWorkspaceId(context, input.workspaceId);
+	if (!ZSlug.safeParse(input.slug).success) throw AppError.validation([{ field: "slug", issue: "Lowercase letters, digits and dashes, at most 63 characters" }]);
+	const name = input.name.trim();
+	if (!name) throw AppError.validation([{ field: "name", issue: "Required" }]);
+	if (await em.findOne(AssistantSchema, { workspace: workspaceId, slug: input.slug })) {
+		throw AppError.validation([{ field: "slug", issue: `An assistant '${input.slug}' already exists in this workspace` }]);
+	}
+	const id = newId("asst");
+	em.create(AssistantSchema, { id, workspace: workspaceId, slug: input.slug, name, description: input.description ?? null, archivedAt: null });
+	em.create(AssistantDraftSchema, { id: newId("draft"), assistant: id, config: DEFAULT_ASSISTANT_CONFIG, updatedByUser: actingUserId(context) });
+	await em.flush();
+	return { id, slug: input.slug, name };
+}

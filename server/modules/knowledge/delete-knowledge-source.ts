@@ -1,0 +1,31 @@
+import { KnowledgeDocumentSchema, KnowledgeSourceSchema } from "../../db/entities";
+import { deleteIngestionJobs } from "../../jobs/ingestion-job";
+import { notifyChunksChanged } from "../../knowledge/index/vector-notifications";
+import { sourceStoragePrefix } from "../../knowledge/storage/object-storage";
+import { resolveWorkspaceId } from "../access/resolve-workspace";
+import type { UseCaseContext } from "../platform-services";
+import { findKnowledgeSource, settleAll } from "./find-knowledge-records";
+
+/**
+ * Deletes the source and everything in it: documents and chunks, pending ingestion jobs (in the
+ * same transaction), every instance's cached vectors (NOTIFY at commit), then the stored bytes
+ * and external vectors once the rows are gone.
+ */
+export async function deleteKnowledgeSource(context: UseCaseContext, input: { workspaceId?: string; sourceId: string }): Promise<{ id: string; deleted: true }> {
+	const { em, services } = context;
+	const workspaceId = await resolveWorkspaceId(context, input.workspaceId);
+	const source = await findKnowledgeSource(em, workspaceId, input.sourceId);
+	await em.transactional(async (tx) => {
+		await deleteIngestionJobs(tx, { sourceId: source.id });
+		// Documents and chunks go with it through ON DELETE CASCADE, in one statement.
+		await tx.nativeDelete(KnowledgeDocumentSchema, { source: source.id });
+		await tx.nativeDelete(KnowledgeSourceSchema, { id: source.id });
+		await notifyChunksChanged(tx, source.id);
+	});
+	// After the commit: a failed delete leaves orphan files or vectors, never documents without bytes.
+	await settleAll([
+		services.vectorIndexes.forSource(em, source).deleteSource(source.id),
+		services.storage.deletePrefix(sourceStoragePrefix(source.workspace, source.id)),
+	]);
+	return { id: source.id, deleted: true };
+}

@@ -1,0 +1,46 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { type KnowledgeDocument, KnowledgeDocumentSchema, type KnowledgeSource, KnowledgeSourceSchema } from "../../db/entities";
+import { AppError } from "../../shared/app-error";
+
+/** Another workspace's source is NOT_FOUND, never FORBIDDEN: ids must not leak across tenants. */
+export async function findKnowledgeSource(em: EntityManager, workspaceId: string, sourceId: string): Promise<KnowledgeSource> {
+	const source = await em.findOne(KnowledgeSourceSchema, { id: sourceId, workspace: workspaceId });
+	if (!source) throw AppError.notFound("Knowledge source");
+	return source;
+}
+
+export interface DocumentRef {
+	workspaceId: string;
+	sourceId: string;
+	documentId: string;
+}
+
+/** Another workspace's document (or one of another source) is NOT_FOUND: ids never leak across tenants. */
+export async function findKnowledgeDocument(em: EntityManager, ref: DocumentRef, options: { lock?: boolean } = {}): Promise<KnowledgeDocument> {
+	const document = await em.findOne(
+		KnowledgeDocumentSchema,
+		{ id: ref.documentId, source: ref.sourceId, workspace: ref.workspaceId },
+		options.lock ? { lockMode: 4 /* PESSIMISTIC_WRITE */, refresh: true } : {},
+	);
+	if (!document) throw AppError.notFound("Knowledge document");
+	return document;
+}
+
+/** Documents per source, for the sources' `documentCount`. */
+export async function countKnowledgeDocuments(em: EntityManager, sourceIds: string[]): Promise<Map<string, number>> {
+	if (sourceIds.length === 0) return new Map();
+	const rows: { source_id: string; count: string }[] = await em
+		.getConnection()
+		.execute("select source_id, count(*) as count from knowledge_documents where source_id in (?) group by source_id", [sourceIds]);
+	return new Map(rows.map((row) => [row.source_id, Number(row.count)]));
+}
+
+/**
+ * Runs post-commit cleanups to the end even when one fails (an index outage must not leave the
+ * bytes behind, nor the reverse), then reports the first failure.
+ */
+export async function settleAll(cleanups: Promise<unknown>[]): Promise<void> {
+	const outcomes = await Promise.allSettled(cleanups);
+	const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
+	if (failure) throw failure.reason;
+}

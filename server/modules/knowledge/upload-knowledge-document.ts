@@ -1,0 +1,64 @@
+import { MAX_DIRECT_UPLOAD_BYTES, type TKnowledgeDocument } from "../../../contract/schemas/knowledge";
+import { KnowledgeDocumentSchema } from "../../db/entities";
+import { INGESTION_JOB } from "../../jobs/ingestion-job";
+import { decodeBase64, resolveDocumentType } from "../../knowledge/document-types";
+import { documentStorageKey } from "../../knowledge/storage/object-storage";
+import { AppError } from "../../shared/app-error";
+import { newId } from "../../shared/ids";
+import { resolveWorkspaceId } from "../access/resolve-workspace";
+import type { UseCaseContext } from "../platform-services";
+import { findKnowledgeSource } from "./find-knowledge-records";
+import { presentKnowledgeDocument } from "./present";
+import { ensureStorageAllowance } from "./storage-allowance";
+
+/** Direct upload: bytes in the request, stored, then ingestion enqueued with the document's creation. */
+export async function uploadKnowledgeDocument(
+	context: UseCaseContext,
+	input: { workspaceId?: string; sourceId: string; filename: string; contentBase64: string; contentType?: string },
+): Promise<TKnowledgeDocument> {
+	const { em, services } = context;
+	const workspaceId = await resolveWorkspaceId(context, input.workspaceId);
+	const source = await findKnowledgeSource(em, workspaceId, input.sourceId);
+	const type = resolveDocumentType(input.filename, input.contentType);
+	const bytes = decodeBase64(input.contentBase64);
+	if (!bytes) throw AppError.validation([{ field: "contentBase64", issue: "Not valid base64" }], "contentBase64 does not decode");
+	if (bytes.length > MAX_DIRECT_UPLOAD_BYTES) {
+		throw AppError.validation(
+			[{ field: "contentBase64", issue: `Decodes to ${bytes.length} bytes; direct uploads take at most ${MAX_DIRECT_UPLOAD_BYTES} (use the presigned flow)` }],
+			"File too large for a direct upload",
+		);
+	}
+	const documentId = newId("doc");
+	const storageKey = documentStorageKey(workspaceId, source.id, documentId);
+	// Bytes first: a committed document always has its bytes; bytes of a failed commit are removed below.
+	await services.storage.put(storageKey, bytes, type.contentType);
+	try {
+		const document = await em.transactional(async (tx) => {
+			await ensureStorageAllowance(tx, { workspaceId, addedBytes: bytes.length, defaultAllowanceBytes: services.settings.knowledge.storageAllowanceBytes });
+			const created = tx.create(KnowledgeDocumentSchema, {
+				id: documentId,
+				workspace: workspaceId,
+				source: source.id,
+				filename: input.filename,
+				contentType: type.contentType,
+				byteSize: bytes.length,
+				storageKey,
+				status: "PENDING",
+				failureReason: null,
+				chunkCount: 0,
+				attempts: 1,
+				uploadedAt: new Date(),
+				processingStartedAt: null,
+				processedAt: null,
+			});
+			await tx.flush();
+			await services.jobs.sendInTransaction(INGESTION_JOB, tx, { documentId, sourceId: source.id, attempt: 1 });
+			return created;
+		});
+		services.jobs.wake(INGESTION_JOB);
+		return presentKnowledgeDocument(document);
+	} catch (error) {
+		await services.storage.delete(storageKey).catch(() => {});
+		throw error;
+	}
+}
