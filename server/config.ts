@@ -25,7 +25,6 @@ const ZEnvironment = z.object({
 	KNOWLEDGE_SWEEP_INTERVAL_SECONDS: z.coerce.number().positive().default(30),
 	KNOWLEDGE_UPLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(900),
 	KNOWLEDGE_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.5).default(0.5),
-	KNOWLEDGE_TEST_SLOW_INGEST_MS: z.coerce.number().int().min(0).default(0),
 	KNOWLEDGE_STORAGE: z.enum(["local", "s3"]).default("local"),
 	S3_BUCKET: z.string().min(1).optional(),
 	S3_REGION: z.string().min(1).default("us-east-1"),
@@ -91,7 +90,6 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 			sweepIntervalSeconds: env.KNOWLEDGE_SWEEP_INTERVAL_SECONDS,
 			uploadUrlTtlSeconds: env.KNOWLEDGE_UPLOAD_URL_TTL_SECONDS,
 			pollIntervalSeconds: env.KNOWLEDGE_POLL_INTERVAL_SECONDS,
-			testSlowIngestMs: env.KNOWLEDGE_TEST_SLOW_INGEST_MS,
 			storage:
 				env.KNOWLEDGE_STORAGE === "s3"
 					? {

@@ -37,7 +37,6 @@ export async function ingestDocument(
 		[job.documentId, job.attempt],
 	);
 	if (claimed.length === 0) return "stale";
-	if (services.settings.knowledge.testSlowIngestMs > 0) await new Promise((resolve) => setTimeout(resolve, services.settings.knowledge.testSlowIngestMs));
 	try {
 		const document = await em.findOneOrFail(KnowledgeDocumentSchema, { id: job.documentId });
 		const source = await em.findOneOrFail(KnowledgeSourceSchema, { id: document.source });

@@ -17,8 +17,6 @@ export interface KnowledgeOptions {
 	uploadUrlTtlSeconds: number;
 	/** How often an idle worker polls pg-boss for jobs (pg-boss's minimum is 0.5). */
 	pollIntervalSeconds: number;
-	/** Test-only: pause this long after claiming a document, so a test can kill the worker mid-document. */
-	testSlowIngestMs: number;
 	/** Where document bytes live: local disk under DATA_DIR (default) or an S3-compatible bucket. */
 	storage: { driver: "local" } | ({ driver: "s3" } & S3StorageOptions);
 	/** The vector store of new sources; each source keeps the one it was created with. */
@@ -35,7 +33,6 @@ export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
 	sweepIntervalSeconds: 30,
 	uploadUrlTtlSeconds: 900,
 	pollIntervalSeconds: 0.5,
-	testSlowIngestMs: 0,
 	storage: { driver: "local" },
 	vectorStore: "postgres",
 };

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { EventEmitter, once } from "node:events";
 import { createServer } from "node:http";
 import { listenOnLoopback } from "./loopback-server";
 
@@ -11,7 +12,9 @@ import { listenOnLoopback } from "./loopback-server";
  */
 export type EmbeddingsAnswer =
 	| { kind: "vectors"; dimensions?: number }
-	| { kind: "error"; status: number; message: string; headers?: Record<string, string> };
+	| { kind: "error"; status: number; message: string; headers?: Record<string, string> }
+	/** Never answer (an embedder stuck mid-document). */
+	| { kind: "hang" };
 
 export interface EmbeddingsStandIn {
 	/** Base URL in OpenAI's convention, ending in /v1. */
@@ -19,6 +22,8 @@ export interface EmbeddingsStandIn {
 	dimensions: number;
 	requests: { receivedAt: number; authorization?: string; body: { model: string; input: string[] }; status: number }[];
 	script(...answers: EmbeddingsAnswer[]): void;
+	/** Resolves when the next request arrives. */
+	nextRequest(): Promise<void>;
 	close(): Promise<void>;
 }
 
@@ -35,6 +40,7 @@ export async function startEmbeddingsStandIn(options: { dimensions?: number } = 
 	const dimensions = options.dimensions ?? 32;
 	const queue: EmbeddingsAnswer[] = [];
 	const requests: EmbeddingsStandIn["requests"] = [];
+	const arrivals = new EventEmitter();
 	const server = createServer((request, response) => {
 		let raw = "";
 		request.setEncoding("utf8");
@@ -44,8 +50,10 @@ export async function startEmbeddingsStandIn(options: { dimensions?: number } = 
 		request.on("end", () => {
 			const body = JSON.parse(raw || "{}") as { model: string; input: string[] };
 			const answer = request.method === "POST" && request.url === "/v1/embeddings" ? (queue.shift() ?? { kind: "vectors" }) : { kind: "error" as const, status: 404, message: "Not found" };
-			const status = answer.kind === "error" ? answer.status : 200;
+			const status = answer.kind === "error" ? answer.status : answer.kind === "hang" ? 0 : 200;
 			requests.push({ receivedAt: Date.now(), authorization: request.headers.authorization, body, status });
+			arrivals.emit("request");
+			if (answer.kind === "hang") return;
 			if (answer.kind === "error") {
 				// OpenAI's error envelope.
 				response.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
@@ -72,6 +80,7 @@ export async function startEmbeddingsStandIn(options: { dimensions?: number } = 
 		script: (...answers) => {
 			queue.push(...answers);
 		},
+		nextRequest: () => once(arrivals, "request").then(() => undefined),
 		close: () => loopback.close(),
 	};
 }

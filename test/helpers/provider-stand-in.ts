@@ -1,3 +1,4 @@
+import { EventEmitter, once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { listenOnLoopback } from "./loopback-server";
 
@@ -18,6 +19,8 @@ export type ScriptedAnswer =
 			usage?: { prompt_tokens: number; completion_tokens: number };
 			/** Before the status line. */
 			delayMs?: number;
+			/** Before the status line: answer only once this settles (a test holds a request in flight, then lets it go). */
+			holdUntil?: Promise<unknown>;
 			/** Between stream chunks. */
 			chunkDelayMs?: number;
 			/** Streaming: after this many content chunks, reset the connection. */
@@ -51,6 +54,8 @@ export interface ProviderStandIn {
 	script(...answers: ScriptedAnswer[]): void;
 	fallback: ScriptedAnswer;
 	waitForClientClose(request: RecordedRequest, timeoutMs?: number): Promise<number>;
+	/** Resolves with the next request the stand-in receives (already received ones do not count). */
+	nextRequest(): Promise<RecordedRequest>;
 	reset(): void;
 	close(): Promise<void>;
 }
@@ -61,6 +66,7 @@ export async function startProviderStandIn(options: { dialect?: Dialect } = {}):
 	const dialect = options.dialect ?? "openai";
 	let queue: ScriptedAnswer[] = [];
 	const requests: RecordedRequest[] = [];
+	const arrivals = new EventEmitter();
 	const standIn: ProviderStandIn = {
 		baseUrl: "",
 		origin: "",
@@ -77,6 +83,7 @@ export async function startProviderStandIn(options: { dialect?: Dialect } = {}):
 			}
 			return request.clientClosedAt;
 		},
+		nextRequest: () => once(arrivals, "request").then(([recorded]) => recorded as RecordedRequest),
 		reset: () => {
 			queue = [];
 			requests.length = 0;
@@ -96,6 +103,7 @@ export async function startProviderStandIn(options: { dialect?: Dialect } = {}):
 			receivedAt: Date.now(),
 		};
 		requests.push(recorded);
+		arrivals.emit("request", recorded);
 		response.once("close", () => {
 			if (!response.writableFinished) recorded.clientClosedAt = Date.now();
 		});
@@ -134,6 +142,7 @@ async function answerWith(dialect: Dialect, answer: ScriptedAnswer, recorded: Re
 			response.end(JSON.stringify(errorBody(dialect, answer)));
 			return;
 		case "completion": {
+			if (answer.holdUntil) await answer.holdUntil;
 			if (answer.delayMs) await sleep(answer.delayMs);
 			if (response.destroyed) return;
 			const pieces = Array.isArray(answer.content) ? answer.content : [answer.content ?? "Hello from the stand-in"];

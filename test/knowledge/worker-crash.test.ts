@@ -1,14 +1,16 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { setProviderCredential } from "../../server/modules/provider-credentials/set-provider-credential";
+import { type EmbeddingsStandIn, startEmbeddingsStandIn } from "../helpers/embeddings-stand-in";
 import { startTestPlatform, TEST_SECRET_KEY, type TestPlatform, type TestWorkspace } from "../helpers/platform";
-import { createSource, eventually, uploadDocument, waitForDocument } from "./knowledge-helpers";
+import { eventually, uploadDocument, waitForDocument } from "./knowledge-helpers";
 
 /**
  * The command behind `npm run worker`, spawned directly: through npm, kill -9 would hit npm and
  * leave the node process it started running.
  */
-function startWorker(platform: TestPlatform, extraEnvironment: Record<string, string> = {}): ChildProcess {
+function startWorker(platform: TestPlatform): ChildProcess {
 	return spawn(process.execPath, ["--import", "tsx", "server/worker.ts"], {
 		cwd: process.cwd(),
 		env: {
@@ -18,7 +20,6 @@ function startWorker(platform: TestPlatform, extraEnvironment: Record<string, st
 			DATA_DIR: platform.dataDirectory,
 			LOG_LEVEL: "error",
 			KNOWLEDGE_PROCESSING_TIMEOUT_SECONDS: "2",
-			...extraEnvironment,
 		},
 		stdio: ["ignore", "ignore", "inherit"],
 	});
@@ -34,28 +35,40 @@ async function stopWorker(worker: ChildProcess, signal: NodeJS.Signals): Promise
 describe("a worker killed mid-document", () => {
 	let platform: TestPlatform;
 	let workspace: TestWorkspace;
+	let embeddings: EmbeddingsStandIn;
 	const workers: ChildProcess[] = [];
 
 	beforeAll(async () => {
 		// No in-process worker: only the spawned ones ingest. The sweeper still runs here.
 		platform = await startTestPlatform({ knowledge: { worker: "off", processingTimeoutSeconds: 2, sweepIntervalSeconds: 0.5 } });
 		workspace = await platform.createWorkspace();
+		// The source embeds through a provider stand-in, so a test can hold a worker mid-document.
+		embeddings = await startEmbeddingsStandIn();
+		await setProviderCredential(platform.operator(), { workspaceId: workspace.workspaceId, provider: "openai", apiKey: "sk-stand-in-0123456789", baseUrl: embeddings.baseUrl });
 	});
 	afterAll(async () => {
 		for (const worker of workers) await stopWorker(worker, "SIGKILL");
+		await embeddings?.close();
 		await platform?.stop();
 	});
 
 	it("is re-queued by the sweeper and a clean run leaves no duplicate chunks", async () => {
-		const sourceId = await createSource(platform, workspace.apiKey);
+		const created = await platform.request("POST", "/knowledge/sources", {
+			key: workspace.apiKey,
+			body: { name: "Orreries", embeddingModel: { provider: "openai", model: "text-embedding-3-small" } },
+		});
+		const sourceId = ((await created.json()) as { id: string }).id;
 		const text = Array.from({ length: 120 }, (_, index) => `Paragraph ${index} explains how the brass orrery number ${index} is wound and oiled each spring.`).join("\n\n");
 		const document = await uploadDocument(platform, workspace.apiKey, sourceId, "orrery.txt", text);
 
-		// KNOWLEDGE_TEST_SLOW_INGEST_MS holds the worker after its claim, so it dies while PROCESSING.
-		const slow = startWorker(platform, { KNOWLEDGE_TEST_SLOW_INGEST_MS: "120000" });
-		workers.push(slow);
-		await waitForDocument(platform, workspace.apiKey, sourceId, document.id, ["PROCESSING"], 30_000);
-		await stopWorker(slow, "SIGKILL");
+		// The embedder never answers the first worker, so it is killed mid-document, PROCESSING.
+		embeddings.script({ kind: "hang" });
+		const embedding = embeddings.nextRequest();
+		const stuck = startWorker(platform);
+		workers.push(stuck);
+		await embedding;
+		expect((await waitForDocument(platform, workspace.apiKey, sourceId, document.id, ["PROCESSING"], 5_000)).status).toBe("PROCESSING");
+		await stopWorker(stuck, "SIGKILL");
 
 		// The sweeper notices the stale claim and re-queues it as attempt 2.
 		const connection = platform.orm.em.fork().getConnection();

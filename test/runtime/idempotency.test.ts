@@ -50,12 +50,16 @@ describe("Idempotency-Key on the runtime and knowledge routes", () => {
 
 	it("runs a concurrent duplicate never: the second gets 409 saying the first is in progress", async () => {
 		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
-		standIn.script({ kind: "completion", content: "slow", delayMs: 500 });
+		let release = () => {};
+		standIn.script({ kind: "completion", content: "slow", holdUntil: new Promise<void>((resolve) => (release = resolve)) });
+		// The first request is at the provider, so its key is claimed and it is still running.
+		const arrived = standIn.nextRequest();
 		const first = call("/runtime/execute", apiKey, executeBody(), "idem-concurrent");
-		await new Promise((resolve) => setTimeout(resolve, 150));
+		await arrived;
 		const second = await call("/runtime/execute", apiKey, executeBody(), "idem-concurrent");
 		expect(second.status).toBe(409);
 		expect(JSON.parse(second.text).message).toMatch(/in progress/);
+		release();
 		expect((await first).status).toBe(200);
 		expect(standIn.requests).toHaveLength(1);
 	});

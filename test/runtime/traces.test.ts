@@ -15,10 +15,12 @@ async function tracesOf(workspaceId: string): Promise<TraceRow[]> {
 }
 
 describe("traces", () => {
-	it("records a generation with content, usage, cost, latency and key", async () => {
+	it("records a generation with content, usage, cost, latency and its principal", async () => {
 		const { apiKey, workspaceId } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
-		standIn.script({ kind: "completion", content: "Traced", usage: { prompt_tokens: 1000, completion_tokens: 500 } });
+		standIn.script({ kind: "completion", content: "Traced", usage: { prompt_tokens: 1000, completion_tokens: 500 }, delayMs: 80 });
+		const started = Date.now();
 		expect((await platform.request("POST", "/runtime/execute", { key: apiKey, body: executeBody() })).status).toBe(200);
+		const elapsed = Date.now() - started;
 		const [trace] = await tracesOf(workspaceId);
 		expect(trace).toMatchObject({
 			kind: "execute",
@@ -36,7 +38,10 @@ describe("traces", () => {
 		expect(Number(trace.cost_micro_usd)).toBe(150 + 300);
 		expect(trace.input).toMatchObject({ messages: [{ role: "user", content: "Say hello." }] });
 		expect(trace.api_key).toMatch(/^key_/);
-		expect(trace.latency_ms).toBeGreaterThanOrEqual(0);
+		expect(trace).toMatchObject({ principal_type: "api_key", principal_id: trace.api_key });
+		// The provider took 80 ms: the latency covers it and is no more than the caller waited.
+		expect(trace.latency_ms).toBeGreaterThanOrEqual(80);
+		expect(trace.latency_ms).toBeLessThanOrEqual(elapsed);
 	});
 
 	it("records time to first token for streams, and failures with their code", async () => {
