@@ -19,6 +19,7 @@ import type { PlatformServices, PlatformSettings } from "./modules/platform-serv
 import { DEFAULT_QUOTAS, type QuotaDefaults, RequestQuotas } from "./modules/quotas/consume-request-quota";
 import { RedisWindowCounter } from "./modules/quotas/redis-window-counter";
 import { ProviderAdapters } from "./modules/runtime/provider-adapters";
+import { UpstreamHttp } from "./providers/upstream-http";
 import { TraceWriter } from "./modules/traces/trace-writer";
 import { SecretBox } from "./shared/crypto";
 import { createLogger, type Logger } from "./shared/logger";
@@ -103,6 +104,9 @@ export async function createPlatformServices(
 		const pinecone = knowledge.pinecone ? new (await import("./knowledge/index/pinecone-vector-index")).PineconeVectorIndex(knowledge.pinecone) : undefined;
 		const vectorIndexes = new VectorIndexes(search.vectors, pinecone);
 
+		const upstream = new UpstreamHttp();
+		closers.push(() => upstream.close());
+
 		const windows = options.redisUrl ? RedisWindowCounter.start(options.redisUrl, logger) : undefined;
 		closers.push(() => windows?.close());
 		let warnedAt = -Infinity;
@@ -139,7 +143,7 @@ export async function createPlatformServices(
 			selfServedUploads: localStorage ? { store: localStorage, signer } : null,
 			vectorIndexes,
 			search,
-			providers: new ProviderAdapters(secrets, notifications),
+			providers: new ProviderAdapters(secrets, notifications, upstream),
 			deployments: new DeploymentResolver(notifications),
 			apiKeys: new ApiKeyCache(notifications),
 			quotas,

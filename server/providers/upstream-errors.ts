@@ -97,7 +97,7 @@ export function providerErrorFromStatus(input: {
 	return new ProviderError("invalid_request", providerName, `${providerName} rejected the request (HTTP ${status})${detail}`, options);
 }
 
-const CONNECTION_ERROR_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_SOCKET", "UND_ERR_CONNECT_TIMEOUT"]);
+const CONNECTION_ERROR_CODES: ReadonlySet<string> = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_SOCKET", "UND_ERR_CONNECT_TIMEOUT"]);
 
 /** Walks `cause` chains (fetch wraps the socket error twice) looking for a network error code. */
 export function findNetworkErrorCode(error: unknown): string | undefined {

@@ -10,23 +10,50 @@ import type { Cancellation } from "./cancellation";
  * CPU than the call itself against a fast provider).
  *
  * Timeouts are ours: GenerationDeadline (server/modules/runtime) aborts through `signal`, so
- * undici's own header and body timeouts are off and can never fire first.
+ * undici's own header and body timeouts are off and can never fire first. One per platform (a
+ * service built by the composition root), closed with it.
  */
-const dispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 30_000, connect: { timeout: 10_000 } });
+export class UpstreamHttp {
+	private readonly dispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 30_000, connect: { timeout: 10_000 } });
+
+	/**
+	 * One HTTP request to a provider. The body must be consumed (or destroyed) by the caller; aborting
+	 * `signal` closes the connection at once, before the answer or while its body streams, which is
+	 * what stops a provider from generating (and billing) for a caller that went away.
+	 */
+	request(
+		url: URL,
+		init: { method: Dispatcher.HttpMethod; headers: Record<string, string>; body?: string | Uint8Array; signal?: AbortSignal | Cancellation },
+	): Promise<UpstreamResponse> {
+		return this.dispatcher.request({ origin: url.origin, path: url.pathname + url.search, method: init.method, headers: init.headers, body: init.body, signal: init.signal });
+	}
+
+	/**
+	 * Drop-in for a provider SDK's `fetch` option, on the same dispatcher. Anything unusual (a
+	 * streamed or multipart request body, a Request object, manual redirects) falls back to the
+	 * global fetch, so SDK features we do not call keep working.
+	 */
+	readonly fetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+		const body = init.body;
+		const simpleBody = body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array;
+		if (!simpleBody || (typeof input === "object" && !(input instanceof URL)) || init.redirect === "manual") return fetch(input, init);
+		const url = typeof input === "string" ? new URL(input) : input;
+		if (url.protocol !== "https:" && url.protocol !== "http:") return fetch(input, init);
+		const response = await this.request(url, {
+			method: (init.method ?? "GET") as Dispatcher.HttpMethod,
+			headers: toHeaderRecord(init.headers),
+			body: body ?? undefined,
+			signal: init.signal ?? undefined,
+		});
+		return new UpstreamFetchResponse(response, url.href) as unknown as Response;
+	};
+
+	async close(): Promise<void> {
+		await this.dispatcher.close();
+	}
+}
 
 export type UpstreamResponse = Dispatcher.ResponseData;
-
-/**
- * One HTTP request to a provider. The body must be consumed (or destroyed) by the caller; aborting
- * `signal` closes the connection at once, before the answer or while its body streams, which is
- * what stops a provider from generating (and billing) for a caller that went away.
- */
-export function requestUpstream(
-	url: URL,
-	init: { method: Dispatcher.HttpMethod; headers: Record<string, string>; body?: string | Uint8Array; signal?: AbortSignal | Cancellation },
-): Promise<UpstreamResponse> {
-	return dispatcher.request({ origin: url.origin, path: url.pathname + url.search, method: init.method, headers: init.headers, body: init.body, signal: init.signal });
-}
 
 /** The read side of Headers, over undici's plain header record (no copy, no re-parse). */
 class ResponseHeaders {
@@ -114,24 +141,4 @@ function toHeaderRecord(source: RequestInit["headers"]): Record<string, string> 
 	}
 	for (const [name, value] of Object.entries(source)) if (value !== undefined) headers[name] = String(value);
 	return headers;
-}
-
-/**
- * Drop-in for a provider SDK's `fetch` option, on the same dispatcher. Anything unusual (a
- * streamed or multipart request body, a Request object, manual redirects) falls back to the
- * global fetch, so SDK features we do not call keep working.
- */
-export async function upstreamFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
-	const body = init.body;
-	const simpleBody = body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array;
-	if (!simpleBody || (typeof input === "object" && !(input instanceof URL)) || init.redirect === "manual") return fetch(input, init);
-	const url = typeof input === "string" ? new URL(input) : input;
-	if (url.protocol !== "https:" && url.protocol !== "http:") return fetch(input, init);
-	const response = await requestUpstream(url, {
-		method: (init.method ?? "GET") as Dispatcher.HttpMethod,
-		headers: toHeaderRecord(init.headers),
-		body: body ?? undefined,
-		signal: init.signal ?? undefined,
-	});
-	return new UpstreamFetchResponse(response, url.href) as unknown as Response;
 }

@@ -66,4 +66,17 @@ describe("resolveDatabase", { timeout: 120_000 }, () => {
       await rm(dataDirectory, { recursive: true, force: true });
     }
   });
+
+  // As root, the cluster runs as the `postgres` system user: a data directory it cannot reach is
+  // refused up front, with what to do, instead of a bare EACCES from initdb.
+  it.runIf(process.getuid?.() === 0)("refuses, naming the directory and the fix, a data directory the postgres user cannot enter", async () => {
+    const parent = await mkdtemp(path.join(os.tmpdir(), "platform-private-"));
+    try {
+      const started = resolveDatabase({ dataDirectory: path.join(parent, "data") });
+      await expect(started).rejects.toThrow(`cannot enter ${parent} (mode 0700)`);
+      await expect(started).rejects.toThrow(/chmod o\+x .*DATABASE_URL/);
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
+  });
 });

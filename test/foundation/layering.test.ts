@@ -45,15 +45,55 @@ describe("layering (dependencies point down)", () => {
 		expect(violations("contract", (target) => !target.startsWith("contract") && !allowed.includes(target))).toEqual([]);
 	});
 
-	it("domain code never imports transport (express, ts-rest, http/, mcp/)", () => {
+	it("domain code never imports transport (express, ts-rest, http/, mcp/, oauth/, the composition root)", () => {
 		const transport = (target: string) =>
-			target === "express" || target.startsWith("@ts-rest/") || target.startsWith("server/http") || target.startsWith("server/mcp");
+			target === "express" ||
+			target.startsWith("@ts-rest/") ||
+			target.startsWith("@modelcontextprotocol/") ||
+			target === "oidc-provider" ||
+			["server/http", "server/mcp", "server/oauth", "server/platform", "server/main", "server/worker"].some((layer) => target === layer || target.startsWith(`${layer}/`));
 		for (const directory of ["server/modules", "server/shared", "server/db", "server/providers", "server/knowledge", "server/jobs"]) {
 			expect(violations(directory, transport)).toEqual([]);
 		}
 	});
 
+	it("knowledge's mechanisms (server/knowledge) never import the use cases (server/modules)", () => {
+		expect(violations("server/knowledge", (target) => target.startsWith("server/modules"))).toEqual([]);
+	});
+
 	it("the SDK never imports the server", () => {
 		expect(violations("sdk/src", (target) => target.startsWith("server") || target === "express")).toEqual([]);
+	});
+});
+
+/**
+ * Top-level declarations that hold state: `let`/`var`, and `new` of anything but an entity schema
+ * or a read-only Set/Map. Two platforms in one process (tests, or an embedder of this server) must
+ * not share a cache, a pool or a setting through module state: every such thing is a service built
+ * by server/platform.ts.
+ */
+function moduleState(file: string): string[] {
+	const found: string[] = [];
+	for (const [index, line] of readFileSync(join(ROOT, file), "utf8").split("\n").entries()) {
+		const declaration = /^(?:export )?(let|var|const) (\w+)(?::\s*([^=]+?))?\s*=\s*(.*)$/.exec(line);
+		if (!declaration) continue;
+		const [, keyword, name, type = "", value] = declaration;
+		const constructed = /^new (\w+)/.exec(value)?.[1];
+		const readOnlyCollection = (constructed === "Set" || constructed === "Map") && /^Readonly(Set|Map)</.test(type.trim());
+		if (keyword !== "const" || (constructed && constructed !== "EntitySchema" && !readOnlyCollection)) found.push(`${file}:${index + 1} ${name}`);
+	}
+	return found;
+}
+
+/** The one exception, and why: a pool of random bytes is process-wide like the CSPRNG behind it; nothing two platforms could disagree on. */
+const ALLOWED_MODULE_STATE = ["server/shared/ids.ts:12 poolOffset"];
+
+describe("no module-level state in server/", () => {
+	it("the scanner finds state where there is some", () => {
+		expect(moduleState("server/shared/ids.ts")).toEqual(ALLOWED_MODULE_STATE);
+	});
+
+	it("every stateful thing is a service of the composition root", () => {
+		expect(sourceFiles("server").flatMap(moduleState)).toEqual(ALLOWED_MODULE_STATE);
 	});
 });

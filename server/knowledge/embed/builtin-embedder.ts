@@ -3,7 +3,7 @@ import { type Embedder, l2Normalize } from "./embedder";
 export const BUILTIN_DIMENSIONS = 512;
 
 /** Words that carry no topic; hashing them would only add noise to every vector. */
-const STOP_WORDS = new Set(
+const STOP_WORDS: ReadonlySet<string> = new Set(
 	"a an and are as at be but by for from has have he her his i if in into is it its of on or our she so that the their them there these they this to was we were what when where which who will with you your not no do does did can could would should may might been being than then also about over under how".split(
 		" ",
 	),

@@ -17,7 +17,7 @@ export function decodeEntities(text: string): string {
 	});
 }
 
-const BLOCK_TAGS = new Set([
+const BLOCK_TAGS: ReadonlySet<string> = new Set([
 	"p", "div", "section", "article", "main", "header", "footer", "aside", "nav", "li", "ul", "ol", "table", "tr",
 	"blockquote", "pre", "br", "hr", "dd", "dt", "dl", "figure", "figcaption", "form", "h1", "h2", "h3", "h4", "h5", "h6", "title", "body",
 ]);

@@ -4,6 +4,7 @@ import { NotifiedCache } from "../../db/notified-cache";
 import type { DatabaseNotifications } from "../../db/notifications";
 import { createProviderAdapter } from "../../providers/create-provider-adapter";
 import type { ProviderAdapter } from "../../providers/types";
+import type { UpstreamHttp } from "../../providers/upstream-http";
 import { AppError } from "../../shared/app-error";
 import type { SecretBox } from "../../shared/crypto";
 import { PROVIDER_CREDENTIAL_CHANNEL } from "../provider-credentials/set-provider-credential";
@@ -22,6 +23,8 @@ export class ProviderAdapters {
 	constructor(
 		private readonly secrets: SecretBox,
 		notifications: DatabaseNotifications,
+		/** Every provider call's connection pool. */
+		private readonly upstream: UpstreamHttp,
 	) {
 		this.cache = new NotifiedCache(notifications, PROVIDER_CREDENTIAL_CHANNEL, { tagOf: (key) => key.slice(0, key.indexOf("\u0000")), maxEntries: MAX_CACHED_ADAPTERS });
 	}
@@ -36,7 +39,7 @@ export class ProviderAdapters {
 			if (!row) {
 				throw new AppError("INVALID_REQUEST", `No credential for provider '${providerName}' is configured in this workspace; add one in the provider settings`);
 			}
-			return createProviderAdapter(providerName, { apiKey: this.secrets.decrypt(row.encrypted_api_key), baseUrl: row.base_url });
+			return createProviderAdapter(providerName, { apiKey: this.secrets.decrypt(row.encrypted_api_key), baseUrl: row.base_url }, this.upstream);
 		});
 	}
 }

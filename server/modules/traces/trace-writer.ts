@@ -50,7 +50,7 @@ const COLUMNS = [
 	"latency_ms", "time_to_first_token_ms", "input_tokens", "output_tokens", "total_tokens", "cost_micro_usd", "finish_reason",
 	"error_code", "error_message", "created_at",
 ] as const;
-const CONTENT_COLUMNS = new Set<string>(["input", "output"]);
+const CONTENT_COLUMNS: ReadonlySet<string> = new Set(["input", "output"]);
 
 /**
  * One statement per batch, so it is atomic without a transaction: the batch arrives as a single

@@ -1,5 +1,5 @@
 import type { Cancellation } from "../cancellation";
-import { requestUpstream, type UpstreamResponse } from "../upstream-http";
+import type { UpstreamHttp, UpstreamResponse } from "../upstream-http";
 import { ProviderError } from "../provider-error";
 import { abortedFailure, connectionFailure, malformedResponse, providerErrorFromStatus, readUpstreamErrorMessage, redactSecret } from "../upstream-errors";
 
@@ -19,6 +19,7 @@ export class ChatCompletionsEndpoint {
 	private readonly headers: Record<string, string>;
 
 	constructor(
+		private readonly upstream: UpstreamHttp,
 		private readonly providerName: string,
 		private readonly apiKey: string,
 		baseUrl: string | null,
@@ -92,7 +93,7 @@ export class ChatCompletionsEndpoint {
 	private async post(body: object, signal: Cancellation): Promise<UpstreamResponse> {
 		let response: UpstreamResponse;
 		try {
-			response = await requestUpstream(this.url, { method: "POST", headers: this.headers, body: JSON.stringify(body), signal });
+			response = await this.upstream.request(this.url, { method: "POST", headers: this.headers, body: JSON.stringify(body), signal });
 		} catch (error) {
 			throw this.failure(error, signal);
 		}

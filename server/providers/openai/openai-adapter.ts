@@ -1,6 +1,6 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import type { ProviderName } from "../../db/entities";
-import { upstreamFetch } from "../upstream-http";
+import type { UpstreamHttp } from "../upstream-http";
 import { ChatCompletionsEndpoint } from "./chat-completions";
 import { readChunk, readCompletion } from "./read-completion";
 import { ProviderError } from "../provider-error";
@@ -31,6 +31,7 @@ export function normaliseFinishReason(reason: string | null | undefined): Finish
 export interface OpenAiAdapterOptions {
 	providerName: Extract<ProviderName, "openai" | "openai-compatible">;
 	connection: ProviderConnection;
+	upstream: UpstreamHttp;
 	/**
 	 * OpenAI deprecated `max_tokens` for `max_completion_tokens` (o-series reject the old name),
 	 * while most compatible servers (Ollama, vLLM, LM Studio) only know `max_tokens`.
@@ -43,12 +44,12 @@ export interface OpenAiAdapterOptions {
  * (chat-completions.ts explains why), embeddings through the official SDK.
  */
 export function createOpenAiAdapter(options: OpenAiAdapterOptions): ProviderAdapter {
-	const { providerName, connection } = options;
-	const chat = new ChatCompletionsEndpoint(providerName, connection.apiKey, connection.baseUrl);
+	const { providerName, connection, upstream } = options;
+	const chat = new ChatCompletionsEndpoint(upstream, providerName, connection.apiKey, connection.baseUrl);
 	// Retries are ours (GenerationDeadline in server/modules/runtime): one loop, one budget, one deadline.
-	// upstreamFetch: the SDK's calls share the runtime's pooled connections (upstream-http.ts).
+	// upstream.fetch: the SDK's calls share the runtime's pooled connections (upstream-http.ts).
 	let client: OpenAI | undefined;
-	const sdk = () => (client ??= new OpenAI({ apiKey: connection.apiKey, baseURL: connection.baseUrl ?? undefined, maxRetries: 0, timeout: SDK_TIMEOUT_MS, fetch: upstreamFetch }));
+	const sdk = () => (client ??= new OpenAI({ apiKey: connection.apiKey, baseURL: connection.baseUrl ?? undefined, maxRetries: 0, timeout: SDK_TIMEOUT_MS, fetch: upstream.fetch }));
 
 	const toProviderError = (error: unknown, signal?: { aborted: boolean }): ProviderError => {
 		if (error instanceof ProviderError) return error;
