@@ -3,7 +3,6 @@ import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:http";
 import { DatabaseNotifications } from "./db/notifications";
 import { openDatabase } from "./db/orm";
-import { createRequestListener } from "./http/app";
 import { declareIngestionQueue } from "./jobs/ingestion-job";
 import { startIngestionWorker, startOrphanSweeper } from "./jobs/ingestion-worker";
 import { JobQueue } from "./jobs/job-queue";
@@ -181,6 +180,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 	let publicBaseUrl = options.publicBaseUrl ?? "";
 	const { services, close } = await createPlatformServices({ ...options, publicBaseUrl: () => publicBaseUrl }, "server");
 	try {
+		// Loaded here, not at the top: the worker and the operator CLI build the same services without HTTP.
+		const { createRequestListener } = await import("./http/app");
 		const server = createServer(createRequestListener(services)).listen(options.port, options.host ?? "0.0.0.0");
 		await once(server, "listening");
 		// Slow clients must not hold sockets forever; long generations stream, so no overall timeout.

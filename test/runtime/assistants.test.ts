@@ -17,7 +17,7 @@ let standIn: ProviderStandIn;
 useRuntimeTestbed((started) => ({ platform, standIn } = started));
 
 async function admin(...args: string[]) {
-	const { stdout } = await run("node", ["--import", "tsx", "scripts/admin.ts", ...args, "--json"], {
+	const { stdout } = await run("npm", ["run", "--silent", "admin", "--", ...args, "--json"], {
 		env: { ...process.env, DATABASE_URL: platform.databaseUrl, SECRET_KEY: TEST_SECRET_KEY },
 	});
 	return JSON.parse(stdout);
@@ -127,5 +127,6 @@ describe("deployed assistants", () => {
 		await rollbackAssistantDeployment(platform.operator(), { workspaceId, slug: "cli-bot" });
 		await runAssistant(apiKey, "cli-bot", { input: "three", variables: { customerName: "Ada" } });
 		expect(standIn.requests[2].body.model).toBe("gpt-4o-mini");
-	});
+		// Three operator CLI processes, each building the platform's services: a bound for a hang, not a speed test.
+	}, 120_000);
 });

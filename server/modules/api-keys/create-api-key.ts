@@ -2,7 +2,7 @@ import { SCOPES, type Scope } from "../../../contract/common";
 import { ApiKeySchema, WorkspaceSchema } from "../../db/entities";
 import { AppError } from "../../shared/app-error";
 import { newId } from "../../shared/ids";
-import { actingUserId, resolveWorkspaceId } from "../access/resolve-workspace";
+import { actingUserId, authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { generateApiKey } from "./api-key-format";
 
@@ -38,7 +38,7 @@ export async function createApiKey(
 	const scopes = parseScopes(input.scopes ?? DEFAULT_API_KEY_SCOPES);
 	const name = input.name.trim();
 	if (!name) throw AppError.validation([{ field: "name", issue: "Required" }]);
-	const workspace = await em.findOne(WorkspaceSchema, { id: await resolveWorkspaceId(context, input.workspaceId) });
+	const workspace = await em.findOne(WorkspaceSchema, { id: await authorizeWorkspace(context, "administration:write", input.workspaceId) });
 	if (!workspace) throw AppError.notFound("Workspace");
 	const { key, keyHash, keyPrefix } = generateApiKey();
 	const id = newId("key");

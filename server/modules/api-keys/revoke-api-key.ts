@@ -1,6 +1,6 @@
 import { ApiKeySchema } from "../../db/entities";
 import { AppError } from "../../shared/app-error";
-import { resolveWorkspaceId } from "../access/resolve-workspace";
+import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { API_KEY_REVOKED_CHANNEL } from "./api-key-cache";
 
@@ -12,7 +12,7 @@ import { API_KEY_REVOKED_CHANNEL } from "./api-key-cache";
  */
 export async function revokeApiKey(context: UseCaseContext, input: { id: string; workspaceId?: string }): Promise<{ id: string; revokedAt: Date }> {
 	const { em } = context;
-	const workspaceId = context.principal.kind === "operator" && input.workspaceId === undefined ? undefined : await resolveWorkspaceId(context, input.workspaceId);
+	const workspaceId = context.principal.kind === "operator" && input.workspaceId === undefined ? undefined : await authorizeWorkspace(context, "administration:write", input.workspaceId);
 	const apiKey = await em.findOne(ApiKeySchema, workspaceId ? { id: input.id, workspace: workspaceId } : { id: input.id });
 	if (!apiKey) throw AppError.notFound("API key");
 	if (!apiKey.revokedAt) {

@@ -1,7 +1,7 @@
 import { AssistantVersionSchema, DeploymentEventSchema, DeploymentSchema, EnvironmentSchema } from "../../db/entities";
 import { AppError } from "../../shared/app-error";
 import { newId } from "../../shared/ids";
-import { actingUserId, resolveWorkspaceId } from "../access/resolve-workspace";
+import { actingUserId, authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { DEPLOYMENT_CHANNEL } from "./deployment-cache";
 import { findAssistant } from "./find-assistant";
@@ -22,7 +22,7 @@ export async function changeDeployment(
 	context: UseCaseContext,
 	input: { workspaceId?: string; slug: string; environment: string; action: "publish" | "rollback"; version?: number },
 ): Promise<DeploymentChange> {
-	const workspaceId = await resolveWorkspaceId(context, input.workspaceId);
+	const workspaceId = await authorizeWorkspace(context, "assistants:write", input.workspaceId);
 	const actor = actingUserId(context);
 	const result = await context.em.transactional(async (tx) => {
 		const assistant = await findAssistant(tx, workspaceId, input.slug);

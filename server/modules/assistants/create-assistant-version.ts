@@ -1,6 +1,6 @@
 import { type AssistantConfig, AssistantDraftSchema, AssistantVersionSchema } from "../../db/entities";
 import { newId } from "../../shared/ids";
-import { actingUserId, resolveWorkspaceId } from "../access/resolve-workspace";
+import { actingUserId, authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { parseAssistantConfig } from "./assistant-config";
 import { findAssistant } from "./find-assistant";
@@ -10,7 +10,7 @@ export async function createAssistantVersion(
 	context: UseCaseContext,
 	input: { workspaceId?: string; slug: string; note?: string | null },
 ): Promise<{ id: string; version: number; config: AssistantConfig }> {
-	const workspaceId = await resolveWorkspaceId(context, input.workspaceId);
+	const workspaceId = await authorizeWorkspace(context, "assistants:write", input.workspaceId);
 	return context.em.transactional(async (tx) => {
 		const assistant = await findAssistant(tx, workspaceId, input.slug);
 		const draft = await tx.findOneOrFail(AssistantDraftSchema, { assistant: assistant.id });

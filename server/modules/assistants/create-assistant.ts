@@ -2,7 +2,7 @@ import { ZSlug } from "../../../contract/schemas/runtime";
 import { AssistantDraftSchema, AssistantSchema } from "../../db/entities";
 import { AppError } from "../../shared/app-error";
 import { newId } from "../../shared/ids";
-import { actingUserId, resolveWorkspaceId } from "../access/resolve-workspace";
+import { actingUserId, authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { DEFAULT_ASSISTANT_CONFIG } from "./assistant-config";
 
@@ -12,7 +12,7 @@ export async function createAssistant(
 	input: { workspaceId?: string; slug: string; name: string; description?: string | null },
 ): Promise<{ id: string; slug: string; name: string }> {
 	const { em } = context;
-	const workspaceId = await resolveWorkspaceId(context, input.workspaceId);
+	const workspaceId = await authorizeWorkspace(context, "assistants:write", input.workspaceId);
 	if (!ZSlug.safeParse(input.slug).success) throw AppError.validation([{ field: "slug", issue: "Lowercase letters, digits and dashes, at most 63 characters" }]);
 	const name = input.name.trim();
 	if (!name) throw AppError.validation([{ field: "name", issue: "Required" }]);

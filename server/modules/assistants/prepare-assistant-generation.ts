@@ -2,7 +2,7 @@ import type { TAssistantRunInput } from "../../../contract/schemas/runtime";
 import type { UseCaseContext } from "../platform-services";
 import type { GenerationInput } from "../runtime/run-generation";
 import { DEFAULT_ENVIRONMENT_SLUG } from "../tenancy/create-workspace";
-import { resolveWorkspaceId } from "../access/resolve-workspace";
+import { authorizeWorkspace } from "../access/authorize";
 import { renderPromptTemplate, resolveVariables } from "./render-prompt";
 import { formatKnowledgeContext, retrieveKnowledge } from "./retrieve-knowledge-context";
 
@@ -16,7 +16,7 @@ export async function prepareAssistantGeneration(
 	context: UseCaseContext,
 	input: { workspaceId?: string; slug: string; run: TAssistantRunInput },
 ): Promise<GenerationInput> {
-	const workspaceId = await resolveWorkspaceId(context, input.workspaceId);
+	const workspaceId = await authorizeWorkspace(context, "generations:run", input.workspaceId);
 	const environment = input.run.environment ?? DEFAULT_ENVIRONMENT_SLUG;
 	const deployment = await context.services.deployments.resolve(() => context.em, { workspaceId, slug: input.slug, environment });
 	const { config } = deployment;

@@ -1,5 +1,5 @@
 import { type AssistantConfig, AssistantDraftSchema } from "../../db/entities";
-import { actingUserId, resolveWorkspaceId } from "../access/resolve-workspace";
+import { actingUserId, authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { parseAssistantConfig } from "./assistant-config";
 import { findAssistant } from "./find-assistant";
@@ -10,7 +10,7 @@ export async function updateAssistantDraft(
 	input: { workspaceId?: string; slug: string; patch: Partial<AssistantConfig> },
 ): Promise<{ assistantId: string; config: AssistantConfig }> {
 	const { em } = context;
-	const workspaceId = await resolveWorkspaceId(context, input.workspaceId);
+	const workspaceId = await authorizeWorkspace(context, "assistants:write", input.workspaceId);
 	const assistant = await findAssistant(em, workspaceId, input.slug);
 	const draft = await em.findOneOrFail(AssistantDraftSchema, { assistant: assistant.id });
 	draft.config = parseAssistantConfig({ ...draft.config, ...input.patch });

@@ -1,7 +1,7 @@
 import type { TKnowledgeDocument } from "../../../contract/schemas/knowledge";
 import { INGESTION_JOB } from "../../jobs/ingestion-job";
 import { AppError } from "../../shared/app-error";
-import { resolveWorkspaceId } from "../access/resolve-workspace";
+import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { findKnowledgeDocument } from "./find-knowledge-records";
 import { presentKnowledgeDocument } from "./present";
@@ -12,7 +12,7 @@ export async function completeKnowledgeDocumentUpload(
 	input: { workspaceId?: string; sourceId: string; documentId: string },
 ): Promise<TKnowledgeDocument> {
 	const { em, services } = context;
-	const ref = { ...input, workspaceId: await resolveWorkspaceId(context, input.workspaceId) };
+	const ref = { ...input, workspaceId: await authorizeWorkspace(context, "knowledge:write", input.workspaceId) };
 	const document = await findKnowledgeDocument(em, ref);
 	if (document.uploadedAt !== null) throw new AppError("INVALID_STATE", "This document's upload is already complete");
 	const stored = await services.storage.size(document.storageKey);

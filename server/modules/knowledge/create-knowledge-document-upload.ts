@@ -3,7 +3,7 @@ import { KnowledgeDocumentSchema } from "../../db/entities";
 import { resolveDocumentType } from "../../knowledge/document-types";
 import { documentStorageKey } from "../../knowledge/storage/object-storage";
 import { newId } from "../../shared/ids";
-import { resolveWorkspaceId } from "../access/resolve-workspace";
+import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { findKnowledgeSource } from "./find-knowledge-records";
 import { presentKnowledgeDocument } from "./present";
@@ -15,7 +15,7 @@ export async function createKnowledgeDocumentUpload(
 	input: { workspaceId?: string; sourceId: string; filename: string; contentType: string; byteSize: number },
 ): Promise<{ document: TKnowledgeDocument; upload: { url: string; method: "PUT"; headers: Record<string, string>; expiresAt: string } }> {
 	const { em, services } = context;
-	const workspaceId = await resolveWorkspaceId(context, input.workspaceId);
+	const workspaceId = await authorizeWorkspace(context, "knowledge:write", input.workspaceId);
 	const source = await findKnowledgeSource(em, workspaceId, input.sourceId);
 	const type = resolveDocumentType(input.filename, input.contentType);
 	const documentId = newId("doc");

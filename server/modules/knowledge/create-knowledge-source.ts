@@ -3,7 +3,7 @@ import type { TKnowledgeSource } from "../../../contract/schemas/knowledge";
 import { KnowledgeSourceSchema, ProviderCredentialSchema } from "../../db/entities";
 import { AppError } from "../../shared/app-error";
 import { newId } from "../../shared/ids";
-import { resolveWorkspaceId } from "../access/resolve-workspace";
+import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { presentKnowledgeSource } from "./present";
 
@@ -42,7 +42,7 @@ export async function createKnowledgeSource(
 	input: { workspaceId?: string; name: string; description?: string; embeddingModel?: { provider: string; model: string } },
 ): Promise<TKnowledgeSource> {
 	const { em } = context;
-	const workspaceId = await resolveWorkspaceId(context, input.workspaceId);
+	const workspaceId = await authorizeWorkspace(context, "knowledge:write", input.workspaceId);
 	const embedding = await chooseEmbedding(em, workspaceId, input.embeddingModel);
 	const source = em.create(KnowledgeSourceSchema, {
 		id: newId("ks"),

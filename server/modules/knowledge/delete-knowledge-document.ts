@@ -1,14 +1,14 @@
 import { KnowledgeDocumentSchema } from "../../db/entities";
 import { deleteIngestionJobs } from "../../jobs/ingestion-job";
 import { notifyChunksChanged } from "../../knowledge/index/vector-notifications";
-import { resolveWorkspaceId } from "../access/resolve-workspace";
+import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { findKnowledgeDocument, findKnowledgeSource, settleAll } from "./find-knowledge-records";
 
 /** Deletes the document, its chunks and queued jobs, then its stored bytes and external vectors. */
 export async function deleteKnowledgeDocument(context: UseCaseContext, input: { workspaceId?: string; sourceId: string; documentId: string }): Promise<{ id: string; deleted: true }> {
 	const { em, services } = context;
-	const ref = { ...input, workspaceId: await resolveWorkspaceId(context, input.workspaceId) };
+	const ref = { ...input, workspaceId: await authorizeWorkspace(context, "knowledge:write", input.workspaceId) };
 	const document = await findKnowledgeDocument(em, ref);
 	await em.transactional(async (tx) => {
 		await deleteIngestionJobs(tx, { documentId: document.id });

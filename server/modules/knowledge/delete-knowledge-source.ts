@@ -2,7 +2,7 @@ import { KnowledgeDocumentSchema, KnowledgeSourceSchema } from "../../db/entitie
 import { deleteIngestionJobs } from "../../jobs/ingestion-job";
 import { notifyChunksChanged } from "../../knowledge/index/vector-notifications";
 import { sourceStoragePrefix } from "../../knowledge/storage/object-storage";
-import { resolveWorkspaceId } from "../access/resolve-workspace";
+import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { findKnowledgeSource, settleAll } from "./find-knowledge-records";
 
@@ -13,7 +13,7 @@ import { findKnowledgeSource, settleAll } from "./find-knowledge-records";
  */
 export async function deleteKnowledgeSource(context: UseCaseContext, input: { workspaceId?: string; sourceId: string }): Promise<{ id: string; deleted: true }> {
 	const { em, services } = context;
-	const workspaceId = await resolveWorkspaceId(context, input.workspaceId);
+	const workspaceId = await authorizeWorkspace(context, "knowledge:write", input.workspaceId);
 	const source = await findKnowledgeSource(em, workspaceId, input.sourceId);
 	await em.transactional(async (tx) => {
 		await deleteIngestionJobs(tx, { sourceId: source.id });

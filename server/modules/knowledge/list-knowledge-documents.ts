@@ -1,7 +1,7 @@
 import type { TKnowledgeDocument } from "../../../contract/schemas/knowledge";
 import { KnowledgeDocumentSchema } from "../../db/entities";
 import { decodeCursor, type Page, toPage } from "../../shared/pagination";
-import { resolveWorkspaceId } from "../access/resolve-workspace";
+import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { findKnowledgeSource } from "./find-knowledge-records";
 import { presentKnowledgeDocument } from "./present";
@@ -12,7 +12,7 @@ export async function listKnowledgeDocuments(
 	input: { workspaceId?: string; sourceId: string; limit: number; cursor?: string },
 ): Promise<Page<TKnowledgeDocument>> {
 	const { em } = context;
-	const workspaceId = await resolveWorkspaceId(context, input.workspaceId);
+	const workspaceId = await authorizeWorkspace(context, "knowledge:read", input.workspaceId);
 	const source = await findKnowledgeSource(em, workspaceId, input.sourceId);
 	const before = decodeCursor(input.cursor);
 	const rows = await em.find(KnowledgeDocumentSchema, before ? { source: source.id, id: { $lt: before } } : { source: source.id }, {

@@ -1,7 +1,7 @@
 import type { TKnowledgeDocument } from "../../../contract/schemas/knowledge";
 import { INGESTION_JOB } from "../../jobs/ingestion-job";
 import { AppError } from "../../shared/app-error";
-import { resolveWorkspaceId } from "../access/resolve-workspace";
+import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { findKnowledgeDocument } from "./find-knowledge-records";
 import { presentKnowledgeDocument } from "./present";
@@ -9,7 +9,7 @@ import { presentKnowledgeDocument } from "./present";
 /** A FAILED document goes back to PENDING under a new attempt number, and ingestion runs again. */
 export async function retryKnowledgeDocument(context: UseCaseContext, input: { workspaceId?: string; sourceId: string; documentId: string }): Promise<TKnowledgeDocument> {
 	const { em, services } = context;
-	const ref = { ...input, workspaceId: await resolveWorkspaceId(context, input.workspaceId) };
+	const ref = { ...input, workspaceId: await authorizeWorkspace(context, "knowledge:write", input.workspaceId) };
 	await findKnowledgeDocument(em, ref);
 	const retried = await em.transactional(async (tx) => {
 		const locked = await findKnowledgeDocument(tx, ref, { lock: true });

@@ -1,6 +1,6 @@
 import type { TKnowledgeSearchResult } from "../../knowledge/search/types";
 import { searchKnowledge } from "../../knowledge/search/search-knowledge";
-import { resolveWorkspaceId } from "../access/resolve-workspace";
+import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { findKnowledgeSource } from "./find-knowledge-records";
 
@@ -9,7 +9,7 @@ export async function searchKnowledgeSource(
 	context: UseCaseContext,
 	input: { workspaceId?: string; sourceId: string; query: string; topK?: number; minScore?: number },
 ): Promise<TKnowledgeSearchResult[]> {
-	const workspaceId = await resolveWorkspaceId(context, input.workspaceId);
+	const workspaceId = await authorizeWorkspace(context, "knowledge:read", input.workspaceId);
 	const source = await findKnowledgeSource(context.em, workspaceId, input.sourceId);
 	return searchKnowledge(context.em, context.services, source, { query: input.query, topK: input.topK, minScore: input.minScore });
 }

@@ -5,7 +5,7 @@ import { decodeBase64, resolveDocumentType } from "../../knowledge/document-type
 import { documentStorageKey } from "../../knowledge/storage/object-storage";
 import { AppError } from "../../shared/app-error";
 import { newId } from "../../shared/ids";
-import { resolveWorkspaceId } from "../access/resolve-workspace";
+import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { findKnowledgeSource } from "./find-knowledge-records";
 import { presentKnowledgeDocument } from "./present";
@@ -17,7 +17,7 @@ export async function uploadKnowledgeDocument(
 	input: { workspaceId?: string; sourceId: string; filename: string; contentBase64: string; contentType?: string },
 ): Promise<TKnowledgeDocument> {
 	const { em, services } = context;
-	const workspaceId = await resolveWorkspaceId(context, input.workspaceId);
+	const workspaceId = await authorizeWorkspace(context, "knowledge:write", input.workspaceId);
 	const source = await findKnowledgeSource(em, workspaceId, input.sourceId);
 	const type = resolveDocumentType(input.filename, input.contentType);
 	const bytes = decodeBase64(input.contentBase64);

@@ -2,7 +2,7 @@ import { defineChannel } from "../../db/notifications";
 import { PROVIDERS, type ProviderName, ProviderCredentialSchema, WorkspaceSchema } from "../../db/entities";
 import { AppError, type FieldIssue } from "../../shared/app-error";
 import { newId } from "../../shared/ids";
-import { resolveWorkspaceId } from "../access/resolve-workspace";
+import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 
 /**
@@ -48,7 +48,7 @@ export async function setProviderCredential(
 		issues.push({ field: "baseUrl", issue: "Required for openai-compatible" });
 	}
 	if (issues.length > 0) throw AppError.validation(issues);
-	const workspaceId = await resolveWorkspaceId(context, input.workspaceId);
+	const workspaceId = await authorizeWorkspace(context, "administration:write", input.workspaceId);
 	if (!(await em.findOne(WorkspaceSchema, { id: workspaceId }))) throw AppError.notFound("Workspace");
 
 	const provider = input.provider as ProviderName;
