@@ -1,176 +1,359 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { NotifiedCache } from "../../db/notified-cache";
-import type { DatabaseNotifications } from "../../db/notifications";
-import { KNOWLEDGE_CHUNKS_CHANNEL } from "./vector-notifications";
+import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, SourceChunkCache } from "./source-chunk-cache";
 
 /**
- * BM25 parameters: the usual defaults (Robertson & Zaragoza 2009; Lucene's too). Not tuned on
- * the benchmark, so they carry no overfitting.
+ * BM25 parameters: the usual defaults (Robertson & Zaragoza 2009; Lucene's too). On the tuning
+ * half of Cranfield k1 = 1.5 did 0.003 better, within noise: the textbook values stay.
  */
 const K1 = 1.2;
 const B = 0.75;
 
-interface SourceLexicon {
-	chunkIds: string[];
-	/** Lexeme -> term number. */
-	terms: Map<string, number>;
-	/** Term t's postings are postings[offsets[t] .. offsets[t + 1]) (compressed sparse rows). */
-	offsets: Int32Array;
-	/** Chunk numbers (indices into chunkIds), ascending within a term. */
-	postings: Int32Array;
-	/** Occurrences of the term in the chunk, capped at 255 (tsvector keeps at most 256 positions). */
-	frequencies: Uint8Array;
-	/** K1 * (1 - B + B * length / average length) per chunk: the length part of BM25, precomputed. */
-	lengthNorms: Float32Array;
-	/**
-	 * Per-query scratch, reused: ranking is synchronous, so no two queries share it at once, and
-	 * not allocating 100k-entry arrays per query keeps the garbage collector out of the tail latency.
-	 */
-	scores: Float32Array;
-	touched: Int32Array;
+/**
+ * A heading's words count this many times per occurrence, against 1 for the chunk's own text
+ * (a BM25F-style field weight; 2 is the usual title weight, not tuned: the benchmark's documents
+ * have no headings). Chunk text never contains its section's headings (they are its location),
+ * so without this a question naming a section would not find the section's chunks at all.
+ */
+export const HEADING_WEIGHT = 2;
+
+/** Tail and dead chunks beyond which the postings are rebuilt in memory (amortised, no database). */
+const COMPACTION_MINIMUM = 1024;
+
+/** One chunk as read from PostgreSQL: its lexemes (`to_tsvector('english', …)` output) and its document's version. */
+export interface LexicalChunkRow {
+	id: string;
+	document_id: string;
+	version: string;
+	lexemes: string | null;
+	heading_lexemes: string | null;
 }
 
 export interface LexicalHit {
 	chunkId: string;
+	/** The chunk's slot in its lexicon, for reading its terms back (feedback). */
+	slot: number;
 	score: number;
 }
 
 /**
- * Per-source BM25 index held in memory, built from the chunks' `search_vector` (PostgreSQL's own
+ * A source's BM25 index, kept up to date document by document. Chunks live in slots; each slot's
+ * (term, frequency) pairs are kept chunk-major (for removal, statistics and query expansion), and
+ * inverted term-major in two parts: a base of compressed sparse rows in typed arrays (`Int32Array`
+ * slots, `Uint8Array` frequencies) for the slots present at the last compaction, and a small tail
+ * (term -> slot/frequency pairs) for slots added since. Removed chunks become dead slots, skipped
+ * by scoring and left out of the statistics at once. When the tail or the dead slots outgrow an
+ * eighth of the index, everything is re-inverted from the chunk-major pairs in memory.
+ */
+export class SourceLexicon implements CachedSource {
+	readonly versions: DocumentVersions = new Map();
+	private readonly slotsOfDocument = new Map<string, number[]>();
+	private readonly terms = new Map<string, number>();
+	private termNames: string[] = [];
+	private documentFrequency = new Int32Array(1024);
+	/** Slot -> chunk id. */
+	private chunkIds: string[] = [];
+	private live = new Uint8Array(1024);
+	private lengths = new Float32Array(1024);
+	/** Slot s's pairs are pairTerms/pairFrequencies[pairStarts[s] .. pairStarts[s + 1]). */
+	private pairStarts = new Int32Array(1025);
+	private pairTerms = new Int32Array(1 << 16);
+	private pairFrequencies = new Uint8Array(1 << 16);
+	private slotCount = 0;
+	private liveCount = 0;
+	private totalLength = 0;
+	private baseSlots = 0;
+	private offsets = new Int32Array(1);
+	private postings = new Int32Array(0);
+	private frequencies = new Uint8Array(0);
+	private tail = new Map<number, number[]>();
+	/** K1 * (1 - B + B * length / average length) per slot, recomputed after each change. */
+	private lengthNorms = new Float32Array(1024);
+	/**
+	 * Per-query scratch, reused: ranking is synchronous, so no two queries share it at once, and
+	 * not allocating 100k-entry arrays per query keeps the garbage collector out of the tail latency.
+	 */
+	private scores = new Float32Array(1024);
+	private touched = new Int32Array(1024);
+
+	static fromRows(rows: LexicalChunkRow[]): SourceLexicon {
+		const lexicon = new SourceLexicon();
+		lexicon.apply([], rows);
+		return lexicon;
+	}
+
+	/** Chunks held (live). */
+	get size(): number {
+		return this.liveCount;
+	}
+
+	/** Removes the chunks of `removedDocuments`, then adds `rows` (whose documents are recorded at their version). */
+	apply(removedDocuments: string[], rows: LexicalChunkRow[]): void {
+		for (const documentId of removedDocuments) this.removeDocument(documentId);
+		for (const row of rows) this.addChunk(row);
+		const tailSlots = this.slotCount - this.baseSlots;
+		const deadSlots = this.slotCount - this.liveCount;
+		const threshold = Math.max(COMPACTION_MINIMUM, this.slotCount / 8);
+		if (this.baseSlots === 0 || tailSlots > threshold || deadSlots > threshold) this.compact();
+		this.updateLengthNorms();
+	}
+
+	/** Chunks ranked by BM25 for weighted query terms, best first; ties by slot. */
+	rank(queryTerms: Map<string, number>, limit: number): LexicalHit[] {
+		const { scores, touched, live, lengthNorms, postings, frequencies, offsets } = this;
+		let touchedCount = 0;
+		for (const [lexeme, queryWeight] of queryTerms) {
+			const term = this.terms.get(lexeme);
+			if (term === undefined || this.documentFrequency[term] === 0 || queryWeight <= 0) continue;
+			const documentFrequency = this.documentFrequency[term];
+			// Lucene's non-negative IDF: a term in every chunk still counts a little, never negatively.
+			const weight = queryWeight * Math.log(1 + (this.liveCount - documentFrequency + 0.5) / (documentFrequency + 0.5)) * (K1 + 1);
+			const end = term + 1 < offsets.length ? offsets[term + 1] : 0;
+			for (let position = term + 1 < offsets.length ? offsets[term] : 0; position < end; position++) {
+				const slot = postings[position];
+				if (live[slot] === 0) continue;
+				const frequency = frequencies[position];
+				if (scores[slot] === 0) touched[touchedCount++] = slot;
+				scores[slot] += (weight * frequency) / (frequency + lengthNorms[slot]);
+			}
+			const recent = this.tail.get(term);
+			if (!recent) continue;
+			for (let index = 0; index < recent.length; index += 2) {
+				const slot = recent[index];
+				if (live[slot] === 0) continue;
+				const frequency = recent[index + 1];
+				if (scores[slot] === 0) touched[touchedCount++] = slot;
+				scores[slot] += (weight * frequency) / (frequency + lengthNorms[slot]);
+			}
+		}
+		// Partial selection: keep the best `limit` in a small sorted array instead of sorting every hit.
+		const best: number[] = [];
+		for (let index = 0; index < touchedCount; index++) {
+			const slot = touched[index];
+			const score = scores[slot];
+			if (best.length >= limit && score <= scores[best[best.length - 1]]) continue;
+			let position = best.length;
+			while (position > 0 && (scores[best[position - 1]] < score || (scores[best[position - 1]] === score && best[position - 1] > slot))) position--;
+			best.splice(position, 0, slot);
+			if (best.length > limit) best.pop();
+		}
+		const hits = best.map((slot) => ({ chunkId: this.chunkIds[slot], slot, score: scores[slot] }));
+		for (let index = 0; index < touchedCount; index++) scores[touched[index]] = 0;
+		return hits;
+	}
+
+	/** A chunk's lexemes with their (field-weighted) counts. */
+	*termsOf(slot: number): Generator<[string, number]> {
+		for (let pair = this.pairStarts[slot]; pair < this.pairStarts[slot + 1]; pair++) yield [this.termNames[this.pairTerms[pair]], this.pairFrequencies[pair]];
+	}
+
+	/** A chunk's length in (field-weighted) lexeme occurrences. */
+	lengthOf(slot: number): number {
+		return this.lengths[slot];
+	}
+
+	/** Approximate bytes held (typed arrays, chunk ids, vocabulary, tail); for the benchmark and operators. */
+	memoryBytes(): number {
+		let bytes = 0;
+		for (const id of this.chunkIds) bytes += 16 + id.length;
+		for (const term of this.termNames) bytes += 16 + term.length + 24;
+		for (const recent of this.tail.values()) bytes += 16 + recent.length * 8;
+		const arrays = [this.documentFrequency, this.live, this.lengths, this.pairStarts, this.pairTerms, this.pairFrequencies, this.offsets, this.postings, this.frequencies, this.lengthNorms, this.scores, this.touched];
+		return arrays.reduce((sum, array) => sum + array.byteLength, bytes);
+	}
+
+	private removeDocument(documentId: string): void {
+		for (const slot of this.slotsOfDocument.get(documentId) ?? []) {
+			if (this.live[slot] === 0) continue;
+			this.live[slot] = 0;
+			this.liveCount--;
+			this.totalLength -= this.lengths[slot];
+			for (let pair = this.pairStarts[slot]; pair < this.pairStarts[slot + 1]; pair++) this.documentFrequency[this.pairTerms[pair]]--;
+		}
+		this.slotsOfDocument.delete(documentId);
+		this.versions.delete(documentId);
+	}
+
+	private addChunk(row: LexicalChunkRow): void {
+		const counts = new Map<string, number>();
+		parseTsvector(row.lexemes ?? "", (lexeme, frequency) => counts.set(lexeme, frequency));
+		if (row.heading_lexemes) parseTsvector(row.heading_lexemes, (lexeme, frequency) => counts.set(lexeme, (counts.get(lexeme) ?? 0) + HEADING_WEIGHT * frequency));
+		const slot = this.slotCount++;
+		this.ensureSlotCapacity(this.slotCount);
+		this.ensurePairCapacity(this.pairStarts[slot] + counts.size);
+		let pair = this.pairStarts[slot];
+		let length = 0;
+		for (const [lexeme, count] of counts) {
+			let term = this.terms.get(lexeme);
+			if (term === undefined) {
+				term = this.termNames.length;
+				this.terms.set(lexeme, term);
+				this.termNames.push(lexeme);
+				if (term >= this.documentFrequency.length) this.documentFrequency = grown(this.documentFrequency, 2 * this.documentFrequency.length);
+			}
+			// tsvector keeps at most 256 positions per lexeme; one byte holds any count that matters to BM25.
+			const frequency = Math.min(255, count);
+			this.pairTerms[pair] = term;
+			this.pairFrequencies[pair] = frequency;
+			pair++;
+			length += frequency;
+			this.documentFrequency[term]++;
+			// Before the first compaction (a full load) everything goes to the base at once.
+			if (this.baseSlots > 0 && slot >= this.baseSlots) {
+				const recent = this.tail.get(term);
+				if (recent) recent.push(slot, frequency);
+				else this.tail.set(term, [slot, frequency]);
+			}
+		}
+		this.pairStarts[slot + 1] = pair;
+		this.chunkIds[slot] = row.id;
+		this.live[slot] = 1;
+		this.lengths[slot] = length;
+		this.liveCount++;
+		this.totalLength += length;
+		const slots = this.slotsOfDocument.get(row.document_id);
+		if (slots) slots.push(slot);
+		else this.slotsOfDocument.set(row.document_id, [slot]);
+		this.versions.set(row.document_id, row.version);
+	}
+
+	/** Drops dead slots and re-inverts every live one into the base; the tail empties. */
+	private compact(): void {
+		const renumbered = new Int32Array(this.slotCount).fill(-1);
+		let next = 0;
+		for (let slot = 0; slot < this.slotCount; slot++) if (this.live[slot]) renumbered[slot] = next++;
+		const pairCount = Array.from({ length: this.slotCount }, (_, slot) => (this.live[slot] ? this.pairStarts[slot + 1] - this.pairStarts[slot] : 0)).reduce((sum, count) => sum + count, 0);
+		const pairStarts = new Int32Array(next + 1);
+		const pairTerms = new Int32Array(Math.max(1, pairCount));
+		const pairFrequencies = new Uint8Array(Math.max(1, pairCount));
+		const chunkIds: string[] = new Array(next);
+		const lengths = new Float32Array(Math.max(1, next));
+		let pair = 0;
+		for (let slot = 0; slot < this.slotCount; slot++) {
+			const target = renumbered[slot];
+			if (target < 0) continue;
+			for (let source = this.pairStarts[slot]; source < this.pairStarts[slot + 1]; source++) {
+				pairTerms[pair] = this.pairTerms[source];
+				pairFrequencies[pair++] = this.pairFrequencies[source];
+			}
+			pairStarts[target + 1] = pair;
+			chunkIds[target] = this.chunkIds[slot];
+			lengths[target] = this.lengths[slot];
+		}
+		for (const [documentId, slots] of this.slotsOfDocument) this.slotsOfDocument.set(documentId, slots.map((slot) => renumbered[slot]));
+		// Term-major compressed sparse rows; slots stay ascending within a term.
+		const termCount = this.termNames.length;
+		const offsets = new Int32Array(termCount + 1);
+		for (let index = 0; index < pair; index++) offsets[pairTerms[index] + 1]++;
+		for (let term = 0; term < termCount; term++) offsets[term + 1] += offsets[term];
+		const cursor = offsets.slice(0, termCount);
+		const postings = new Int32Array(pair);
+		const frequencies = new Uint8Array(pair);
+		for (let slot = 0; slot < next; slot++) {
+			for (let index = pairStarts[slot]; index < pairStarts[slot + 1]; index++) {
+				const position = cursor[pairTerms[index]]++;
+				postings[position] = slot;
+				frequencies[position] = pairFrequencies[index];
+			}
+		}
+		this.pairStarts = pairStarts;
+		this.pairTerms = pairTerms;
+		this.pairFrequencies = pairFrequencies;
+		this.chunkIds = chunkIds;
+		this.lengths = lengths;
+		this.offsets = offsets;
+		this.postings = postings;
+		this.frequencies = frequencies;
+		this.slotCount = next;
+		this.baseSlots = next;
+		this.tail = new Map();
+		this.live = new Uint8Array(Math.max(1, next)).fill(1);
+		this.lengthNorms = new Float32Array(Math.max(1, next));
+		this.scores = new Float32Array(Math.max(1, next));
+		this.touched = new Int32Array(Math.max(1, next));
+	}
+
+	private updateLengthNorms(): void {
+		const averageLength = this.liveCount > 0 ? this.totalLength / this.liveCount || 1 : 1;
+		for (let slot = 0; slot < this.slotCount; slot++) this.lengthNorms[slot] = K1 * (1 - B + (B * this.lengths[slot]) / averageLength);
+	}
+
+	private ensureSlotCapacity(slots: number): void {
+		if (slots <= this.live.length) return;
+		const capacity = Math.max(slots, Math.ceil(this.live.length * 1.5));
+		this.live = grown(this.live, capacity);
+		this.lengths = grown(this.lengths, capacity);
+		this.lengthNorms = grown(this.lengthNorms, capacity);
+		this.pairStarts = grown(this.pairStarts, capacity + 1);
+		this.scores = new Float32Array(capacity);
+		this.touched = new Int32Array(capacity);
+	}
+
+	private ensurePairCapacity(pairs: number): void {
+		if (pairs <= this.pairTerms.length) return;
+		const capacity = Math.max(pairs, this.pairTerms.length * 2);
+		this.pairTerms = grown(this.pairTerms, capacity);
+		this.pairFrequencies = grown(this.pairFrequencies, capacity);
+	}
+}
+
+function grown<T extends Int32Array | Uint8Array | Float32Array>(array: T, length: number): T {
+	const next = new (array.constructor as new (length: number) => T)(length);
+	next.set(array);
+	return next;
+}
+
+/** The chunk columns a lexicon is built from; the headings as a tsvector of their own (see HEADING_WEIGHT). */
+const CHUNK_ROWS_SQL = `select c.id, c.document_id, ${DOCUMENT_VERSION_SQL} as version, c.search_vector::text as lexemes,
+	 case when jsonb_typeof(c.location->'headingPath') = 'array' then to_tsvector('english', c.location->>'headingPath')::text end as heading_lexemes
+	 from knowledge_chunks c join knowledge_documents d on d.id = c.document_id
+	 where c.source_id = ? and d.status = 'READY'`;
+
+/**
+ * Per-source BM25 indexes held in memory, built from the chunks' `search_vector` (PostgreSQL's own
  * `to_tsvector('english', text)`: same stemming and stop words as full-text search) on first
- * search and dropped when the source's chunks change (LISTEN/NOTIFY `knowledge_vectors`, like the
- * vector cache).
+ * search and brought up to date document by document after a change (see SourceChunkCache).
  *
  * Why not rank in PostgreSQL: at 100k chunks a query of frequent words makes the GIN index return
  * tens of thousands of rows and ts_rank/ts_rank_cd detoast every candidate's tsvector (100-200 ms;
  * capping candidates loses quality), and neither knows inverse document frequency, so common words
  * rank as high as rare ones. Here the whole query is a few typed-array passes (single-digit ms at
- * 100k chunks) and BM25 weighs rare terms up. The cost is memory (~5-6 bytes per distinct
+ * 100k chunks) and BM25 weighs rare terms up. The cost is memory (~10 bytes per distinct
  * (chunk, lexeme), see memoryBytes) and a build on first search.
  */
-export class LexicalIndexCache {
-	private readonly lexicons: NotifiedCache<SourceLexicon>;
-
-	constructor(notifications: DatabaseNotifications) {
-		this.lexicons = new NotifiedCache(notifications, KNOWLEDGE_CHUNKS_CHANNEL, { tagOf: (sourceId) => sourceId });
-	}
-
+export class LexicalIndexCache extends SourceChunkCache<SourceLexicon> {
 	lexiconFor(em: EntityManager, sourceId: string): Promise<SourceLexicon> {
-		return this.lexicons.get(sourceId, () => loadLexicon(em, sourceId));
+		return this.current(em, sourceId);
 	}
 
-	/** Approximate bytes held for a source (typed arrays, chunk ids, vocabulary); for the benchmark and operators. */
 	async memoryBytes(em: EntityManager, sourceId: string): Promise<number> {
-		const lexicon = await this.lexiconFor(em, sourceId);
-		let strings = 0;
-		for (const id of lexicon.chunkIds) strings += 16 + id.length;
-		for (const term of lexicon.terms.keys()) strings += 16 + term.length + 24;
-		const arrays = [lexicon.offsets, lexicon.postings, lexicon.frequencies, lexicon.lengthNorms, lexicon.scores, lexicon.touched];
-		return arrays.reduce((sum, array) => sum + array.byteLength, strings);
+		return (await this.lexiconFor(em, sourceId)).memoryBytes();
 	}
 
-	/** Chunks ranked by BM25 for the query's lexemes (PostgreSQL's analysis of the query), best first. */
+	/** Chunks ranked by plain BM25 for the query's lexemes (no expansion), best first. */
 	async rank(em: EntityManager, sourceId: string, query: string, limit: number): Promise<LexicalHit[]> {
-		const [lexicon, [row]] = await Promise.all([
-			this.lexiconFor(em, sourceId),
-			em.getConnection().execute<{ lexemes: string }[]>("select to_tsvector('english', ?)::text as lexemes", [query]),
-		]);
-		const queryTerms = new Map<string, number>();
-		parseTsvector(row?.lexemes ?? "", (lexeme, frequency) => queryTerms.set(lexeme, frequency));
-		return rankBm25(lexicon, queryTerms, limit);
+		const [lexicon, terms] = await Promise.all([this.lexiconFor(em, sourceId), queryLexemes(em, query)]);
+		return lexicon.rank(terms, limit);
+	}
+
+	protected async loadAll(em: EntityManager, sourceId: string): Promise<SourceLexicon> {
+		const rows: LexicalChunkRow[] = await em.getConnection().execute(`${CHUNK_ROWS_SQL} order by c.id`, [sourceId]);
+		return SourceLexicon.fromRows(rows);
+	}
+
+	protected async applyChanges(em: EntityManager, sourceId: string, lexicon: SourceLexicon, changes: { removed: string[]; changed: string[] }): Promise<void> {
+		const rows: LexicalChunkRow[] = changes.changed.length
+			? await em.getConnection().execute(`${CHUNK_ROWS_SQL} and c.document_id in (?) order by c.id`, [sourceId, changes.changed])
+			: [];
+		lexicon.apply(changes.removed, rows);
 	}
 }
 
-function rankBm25(lexicon: SourceLexicon, queryTerms: Map<string, number>, limit: number): LexicalHit[] {
-	const { scores, touched } = lexicon;
-	const count = lexicon.chunkIds.length;
-	let touchedCount = 0;
-	for (const [lexeme, queryFrequency] of queryTerms) {
-		const term = lexicon.terms.get(lexeme);
-		if (term === undefined) continue;
-		const start = lexicon.offsets[term];
-		const end = lexicon.offsets[term + 1];
-		const documentFrequency = end - start;
-		// Lucene's non-negative IDF: a term in every chunk still counts a little, never negatively.
-		const weight = queryFrequency * Math.log(1 + (count - documentFrequency + 0.5) / (documentFrequency + 0.5)) * (K1 + 1);
-		for (let position = start; position < end; position++) {
-			const chunk = lexicon.postings[position];
-			const frequency = lexicon.frequencies[position];
-			if (scores[chunk] === 0) touched[touchedCount++] = chunk;
-			scores[chunk] += (weight * frequency) / (frequency + lexicon.lengthNorms[chunk]);
-		}
-	}
-	// Partial selection: keep the best `limit` in a small sorted array instead of sorting every hit.
-	const best: number[] = [];
-	for (let index = 0; index < touchedCount; index++) {
-		const chunk = touched[index];
-		const score = scores[chunk];
-		if (best.length >= limit && score <= scores[best[best.length - 1]]) continue;
-		let position = best.length;
-		while (position > 0 && (scores[best[position - 1]] < score || (scores[best[position - 1]] === score && best[position - 1] > chunk))) position--;
-		best.splice(position, 0, chunk);
-		if (best.length > limit) best.pop();
-	}
-	const hits = best.map((chunk) => ({ chunkId: lexicon.chunkIds[chunk], score: scores[chunk] }));
-	for (let index = 0; index < touchedCount; index++) scores[touched[index]] = 0;
-	return hits;
-}
-
-async function loadLexicon(em: EntityManager, sourceId: string): Promise<SourceLexicon> {
-	const chunkIds: string[] = [];
+/** The query's lexemes with their counts, by PostgreSQL's own analysis (`to_tsvector('english', …)`). */
+export async function queryLexemes(em: EntityManager, query: string): Promise<Map<string, number>> {
+	const [row] = await em.getConnection().execute<{ lexemes: string }[]>("select to_tsvector('english', ?)::text as lexemes", [query]);
 	const terms = new Map<string, number>();
-	// First pass: each chunk's (term, frequency) pairs, appended to growable typed arrays.
-	let pairTerms = new Int32Array(1 << 16);
-	let pairFrequencies = new Uint8Array(1 << 16);
-	let pairs = 0;
-	const chunkStarts: number[] = [0];
-	const lengths: number[] = [];
-	const rows: { id: string; lexemes: string | null }[] = await em
-		.getConnection()
-		.execute("select id, search_vector::text as lexemes from knowledge_chunks where source_id = ? order by id", [sourceId]);
-	for (const row of rows) {
-		let length = 0;
-		parseTsvector(row.lexemes ?? "", (lexeme, frequency) => {
-			let term = terms.get(lexeme);
-			if (term === undefined) {
-				term = terms.size;
-				terms.set(lexeme, term);
-			}
-			if (pairs === pairTerms.length) {
-				const grownTerms = new Int32Array(pairTerms.length * 2);
-				grownTerms.set(pairTerms);
-				pairTerms = grownTerms;
-				const grownFrequencies = new Uint8Array(pairFrequencies.length * 2);
-				grownFrequencies.set(pairFrequencies);
-				pairFrequencies = grownFrequencies;
-			}
-			pairTerms[pairs] = term;
-			pairFrequencies[pairs] = Math.min(255, frequency);
-			pairs++;
-			length += frequency;
-		});
-		chunkIds.push(row.id);
-		chunkStarts.push(pairs);
-		lengths.push(length);
-	}
-	// Second pass: invert into compressed sparse rows, term by term; chunks stay ascending.
-	const offsets = new Int32Array(terms.size + 1);
-	for (let pair = 0; pair < pairs; pair++) offsets[pairTerms[pair] + 1]++;
-	for (let term = 0; term < terms.size; term++) offsets[term + 1] += offsets[term];
-	const cursor = offsets.slice(0, terms.size);
-	const postings = new Int32Array(pairs);
-	const frequencies = new Uint8Array(pairs);
-	for (let chunk = 0; chunk < chunkIds.length; chunk++) {
-		for (let pair = chunkStarts[chunk]; pair < chunkStarts[chunk + 1]; pair++) {
-			const slot = cursor[pairTerms[pair]]++;
-			postings[slot] = chunk;
-			frequencies[slot] = pairFrequencies[pair];
-		}
-	}
-	const averageLength = lengths.reduce((sum, length) => sum + length, 0) / Math.max(1, lengths.length) || 1;
-	const lengthNorms = Float32Array.from(lengths, (length) => K1 * (1 - B + (B * length) / averageLength));
-	const scratch = { scores: new Float32Array(chunkIds.length), touched: new Int32Array(chunkIds.length) };
-	return { chunkIds, terms, offsets, postings, frequencies, lengthNorms, ...scratch };
+	parseTsvector(row?.lexemes ?? "", (lexeme, frequency) => terms.set(lexeme, frequency));
+	return terms;
 }
 
 /**

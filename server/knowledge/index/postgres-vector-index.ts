@@ -2,13 +2,13 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { VectorCache } from "./vector-cache";
 import { encodeVector } from "./vector-encoding";
 import type { IndexedVector, VectorIndex, VectorMatch } from "./vector-index";
-import { KNOWLEDGE_CHUNKS_CHANNEL } from "./vector-notifications";
+import { KNOWLEDGE_CHUNKS_CHANNEL, reloadNotification } from "./vector-notifications";
 
 /**
  * The default index: Float32 bytea in knowledge_chunks.embedding (no pgvector here), ranked by the
  * in-process VectorCache. Ingestion writes vectors with the chunk rows (storesVectorsInChunkRows),
  * because a separate UPDATE would rewrite every row and recompute its stored tsvector; upsert and
- * the deletes exist for callers outside ingestion and notify other instances to drop their cache.
+ * the deletes exist for callers outside ingestion and tell every instance to reload the source's vectors.
  */
 export class PostgresVectorIndex implements VectorIndex {
 	readonly name = "postgres";
@@ -21,12 +21,12 @@ export class PostgresVectorIndex implements VectorIndex {
 
 	async upsert(sourceId: string, vectors: IndexedVector[]): Promise<void> {
 		if (vectors.length === 0) return;
-		await this.em.getConnection().execute(
+		const changed = await this.em.getConnection().execute(
 			`update knowledge_chunks c set embedding = v.embedding
-			 from unnest(?::text[], ?::bytea[]) as v(id, embedding) where c.id = v.id and c.source_id = ?`,
+			 from unnest(?::text[], ?::bytea[]) as v(id, embedding) where c.id = v.id and c.source_id = ? returning 1`,
 			[vectors.map((vector) => vector.chunkId), vectors.map((vector) => encodeVector(vector.values)), sourceId],
 		);
-		await this.notify(sourceId);
+		await this.notify(sourceId, changed.length);
 	}
 
 	query(sourceId: string, vector: Float32Array, topK: number): Promise<VectorMatch[]> {
@@ -35,21 +35,27 @@ export class PostgresVectorIndex implements VectorIndex {
 
 	async deleteChunks(sourceId: string, chunkIds: string[]): Promise<void> {
 		if (chunkIds.length === 0) return;
-		await this.em.getConnection().execute("update knowledge_chunks set embedding = null where source_id = ? and id in (?)", [sourceId, chunkIds]);
-		await this.notify(sourceId);
+		const changed = await this.em.getConnection().execute("update knowledge_chunks set embedding = null where source_id = ? and id in (?) and embedding is not null returning 1", [sourceId, chunkIds]);
+		await this.notify(sourceId, changed.length);
 	}
 
 	async deleteDocument(sourceId: string, documentId: string): Promise<void> {
-		await this.em.getConnection().execute("update knowledge_chunks set embedding = null where source_id = ? and document_id = ?", [sourceId, documentId]);
-		await this.notify(sourceId);
+		const changed = await this.em.getConnection().execute("update knowledge_chunks set embedding = null where source_id = ? and document_id = ? and embedding is not null returning 1", [sourceId, documentId]);
+		await this.notify(sourceId, changed.length);
 	}
 
 	async deleteSource(sourceId: string): Promise<void> {
-		await this.em.getConnection().execute("update knowledge_chunks set embedding = null where source_id = ?", [sourceId]);
-		await this.notify(sourceId);
+		const changed = await this.em.getConnection().execute("update knowledge_chunks set embedding = null where source_id = ? and embedding is not null returning 1", [sourceId]);
+		await this.notify(sourceId, changed.length);
 	}
 
-	private async notify(sourceId: string): Promise<void> {
-		await this.em.getConnection().execute("select pg_notify(?, ?)", [KNOWLEDGE_CHUNKS_CHANNEL.name, sourceId]);
+	/**
+	 * Vectors rewritten in place leave document versions as they were: caches must reload. Deleting
+	 * a document or source cascades to its chunks first, so these deletes usually touch no row and
+	 * the use case's own notification (documents changed) lets caches update incrementally.
+	 */
+	private async notify(sourceId: string, changedRows: number): Promise<void> {
+		if (changedRows === 0) return;
+		await this.em.getConnection().execute("select pg_notify(?, ?)", [KNOWLEDGE_CHUNKS_CHANNEL.name, reloadNotification(sourceId)]);
 	}
 }

@@ -12,3 +12,16 @@ export const KNOWLEDGE_CHUNKS_CHANNEL = defineChannel("knowledge_vectors", { ack
 export async function notifyChunksChanged(tx: EntityManager, sourceId: string): Promise<void> {
 	await tx.getConnection().execute("select pg_notify(?, ?)", [KNOWLEDGE_CHUNKS_CHANNEL.name, sourceId], "all", tx.getTransactionContext());
 }
+
+/**
+ * Payloads: a source id says "documents of this source changed" (caches compare document versions
+ * and update incrementally); `reload:<source id>` says the chunks changed in a way versions do not
+ * show (vectors rewritten in place) and caches drop the source.
+ */
+export function reloadNotification(sourceId: string): string {
+	return `reload:${sourceId}`;
+}
+
+export function readNotification(payload: string): { sourceId: string; reload: boolean } {
+	return payload.startsWith("reload:") ? { sourceId: payload.slice("reload:".length), reload: true } : { sourceId: payload, reload: false };
+}

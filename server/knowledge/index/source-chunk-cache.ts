@@ -1,0 +1,122 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { DatabaseNotifications } from "../../db/notifications";
+import { KNOWLEDGE_CHUNKS_CHANNEL, readNotification } from "./vector-notifications";
+
+/** Document id -> version (attempt and processing time) of the READY documents a structure holds. */
+export type DocumentVersions = Map<string, string>;
+
+/**
+ * A document's version as SQL over `knowledge_documents d`: a re-ingestion (new attempt, new
+ * processed_at in the READY transaction) or a retry changes it, so cached chunks of an older
+ * version are replaced.
+ */
+export const DOCUMENT_VERSION_SQL = "concat(d.attempts, ':', d.processed_at)";
+
+/** What a per-source structure must expose to be brought up to date document by document. */
+export interface CachedSource {
+	versions: DocumentVersions;
+}
+
+interface Entry<T> {
+	value: Promise<T>;
+	/** A change was announced since the value (or its last refresh) read the database. */
+	stale: boolean;
+	refreshing?: Promise<T>;
+}
+
+/**
+ * One in-memory structure per knowledge source, loaded once and shared by concurrent searches
+ * (the promise is cached, not the value). A change announced for the source (NOTIFY on
+ * `knowledge_vectors` from any process) only marks it stale: the next search compares the
+ * source's READY documents and their versions with the ones held, and loads the chunks of new or
+ * re-ingested documents and drops those of removed ones; so the first search after an ingestion
+ * reads one document, not the whole source. A `reload:` notification drops the source (a change
+ * document versions cannot reveal). While the notification connection is down nothing is kept
+ * (every search loads: a change could be missed), and everything is dropped when it resets, as
+ * NotifiedCache does. A failed load or refresh drops the entry, so the next search starts over.
+ */
+export abstract class SourceChunkCache<T extends CachedSource> {
+	private readonly entries = new Map<string, Entry<T>>();
+	/** Counters for operators, the benchmark and tests: full loads vs incremental refreshes. */
+	readonly statistics = { fullLoads: 0, refreshes: 0, documentsLoaded: 0, documentsRemoved: 0 };
+
+	constructor(private readonly notifications: DatabaseNotifications) {
+		notifications.subscribe(KNOWLEDGE_CHUNKS_CHANNEL, (payload) => {
+			const { sourceId, reload } = readNotification(payload);
+			if (reload) this.drop(sourceId);
+			else this.invalidate(sourceId);
+		});
+		notifications.onReset(() => this.clear());
+	}
+
+	/** Everything the source's READY documents hold. */
+	protected abstract loadAll(em: EntityManager, sourceId: string): Promise<T>;
+
+	/**
+	 * Reads the chunks of `changed` documents, then (synchronously, so a search never sees half of
+	 * it) removes the chunks of `removed` ones and adds the new ones, updating `current.versions`.
+	 * `removed` includes changed documents held at an older version.
+	 */
+	protected abstract applyChanges(em: EntityManager, sourceId: string, current: T, changes: { removed: string[]; changed: string[] }): Promise<void>;
+
+	invalidate(sourceId: string): void {
+		const entry = this.entries.get(sourceId);
+		if (entry) entry.stale = true;
+	}
+
+	drop(sourceId: string): void {
+		this.entries.delete(sourceId);
+	}
+
+	clear(): void {
+		this.entries.clear();
+	}
+
+	protected current(em: EntityManager, sourceId: string): Promise<T> {
+		if (!this.notifications.listening) return this.loadAll(em, sourceId);
+		const entry = this.entries.get(sourceId);
+		if (!entry) {
+			const created: Entry<T> = { value: this.loadAll(em, sourceId), stale: false };
+			this.entries.set(sourceId, created);
+			created.value.then(
+				() => this.statistics.fullLoads++,
+				() => this.forget(sourceId, created),
+			);
+			return created.value;
+		}
+		if (entry.refreshing) return entry.refreshing;
+		if (!entry.stale) return entry.value;
+		entry.stale = false;
+		const refreshing = entry.value.then(async (value) => {
+			await this.refresh(em, sourceId, value);
+			return value;
+		});
+		entry.refreshing = refreshing;
+		refreshing.then(
+			() => {
+				if (entry.refreshing === refreshing) entry.refreshing = undefined;
+			},
+			() => this.forget(sourceId, entry),
+		);
+		return refreshing;
+	}
+
+	private forget(sourceId: string, entry: Entry<T>): void {
+		if (this.entries.get(sourceId) === entry) this.entries.delete(sourceId);
+	}
+
+	private async refresh(em: EntityManager, sourceId: string, value: T): Promise<void> {
+		const rows: { id: string; version: string }[] = await em
+			.getConnection()
+			.execute(`select d.id, ${DOCUMENT_VERSION_SQL} as version from knowledge_documents d where d.source_id = ? and d.status = 'READY'`, [sourceId]);
+		const now = new Map(rows.map((row) => [row.id, row.version]));
+		const removed = [...value.versions].filter(([documentId, version]) => now.get(documentId) !== version).map(([documentId]) => documentId);
+		const changed = [...now].filter(([documentId, version]) => value.versions.get(documentId) !== version).map(([documentId]) => documentId);
+		this.statistics.refreshes++;
+		if (removed.length === 0 && changed.length === 0) return;
+		await this.applyChanges(em, sourceId, value, { removed, changed });
+		this.statistics.documentsLoaded += changed.length;
+		this.statistics.documentsRemoved += removed.length;
+	}
+}
+
