@@ -222,7 +222,8 @@ export class SourceLexicon implements CachedSource {
 		let next = 0;
 		for (let slot = 0; slot < this.slotCount; slot++) if (this.live[slot]) renumbered[slot] = next++;
 		const pairCount = Array.from({ length: this.slotCount }, (_, slot) => (this.live[slot] ? this.pairStarts[slot + 1] - this.pairStarts[slot] : 0)).reduce((sum, count) => sum + count, 0);
-		const pairStarts = new Int32Array(next + 1);
+		// Slot-indexed arrays share one capacity (pairStarts one more), which ensureSlotCapacity relies on.
+		const pairStarts = new Int32Array(Math.max(1, next) + 1);
 		const pairTerms = new Int32Array(Math.max(1, pairCount));
 		const pairFrequencies = new Uint8Array(Math.max(1, pairCount));
 		const chunkIds: string[] = new Array(next);
@@ -278,7 +279,7 @@ export class SourceLexicon implements CachedSource {
 	}
 
 	private ensureSlotCapacity(slots: number): void {
-		if (slots <= this.live.length) return;
+		if (slots <= this.live.length && slots < this.pairStarts.length) return;
 		const capacity = Math.max(slots, Math.ceil(this.live.length * 1.5));
 		this.live = grown(this.live, capacity);
 		this.lengths = grown(this.lengths, capacity);

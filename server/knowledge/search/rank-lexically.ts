@@ -1,0 +1,15 @@
+import type { LexicalHit, SourceLexicon } from "../index/lexical-index";
+import { DEFAULT_EXPANSION, type ExpansionOptions, expandQuery } from "./expand-query";
+
+/**
+ * The lexical half of search: BM25 for the query's lexemes, then BM25 again for the query expanded
+ * with pseudo-relevance feedback from the first ranking's best chunks (RM3, see expand-query.ts).
+ * `expansion: false` is plain BM25 (the benchmark's component row).
+ */
+export function rankLexically(lexicon: SourceLexicon, queryTerms: Map<string, number>, limit: number, expansion: ExpansionOptions | false = DEFAULT_EXPANSION): LexicalHit[] {
+	if (!expansion) return lexicon.rank(queryTerms, limit);
+	const first = lexicon.rank(queryTerms, expansion.feedbackChunks);
+	if (first.length === 0) return first;
+	const feedback = first.map((hit) => ({ terms: lexicon.termsOf(hit.slot), length: lexicon.lengthOf(hit.slot), score: hit.score }));
+	return lexicon.rank(expandQuery(queryTerms, feedback, expansion), limit);
+}

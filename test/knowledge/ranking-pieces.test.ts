@@ -1,0 +1,186 @@
+import { describe, expect, it } from "vitest";
+import { HEADING_WEIGHT, type LexicalChunkRow, SourceLexicon } from "../../server/knowledge/index/lexical-index";
+import { SourceMatrix, type VectorChunkRow } from "../../server/knowledge/index/vector-cache";
+import { encodeVector } from "../../server/knowledge/index/vector-encoding";
+import { expandQuery } from "../../server/knowledge/search/expand-query";
+import { fuseRankings, LEXICAL_WEIGHT } from "../../server/knowledge/search/fuse-rankings";
+import { rankLexically } from "../../server/knowledge/search/rank-lexically";
+
+/** A chunk row as PostgreSQL would give it: lexemes in tsvector output form. */
+const row = (id: string, documentId: string, words: string, heading?: string): LexicalChunkRow => {
+	const tsvector = (text: string) => {
+		const positions = new Map<string, number[]>();
+		text.split(" ").forEach((word, index) => positions.set(word, [...(positions.get(word) ?? []), index + 1]));
+		return [...positions].map(([word, at]) => `'${word}':${at.join(",")}`).join(" ");
+	};
+	return { id, document_id: documentId, version: "1:t", lexemes: tsvector(words), heading_lexemes: heading ? tsvector(heading) : null };
+};
+
+const terms = (...words: string[]) => new Map(words.map((word) => [word, 1]));
+
+describe("RM3 query expansion", () => {
+	it("keeps the original terms' share and adds the feedback chunks' terms", () => {
+		const expanded = expandQuery(terms("propel", "slipstream"), [
+			{ terms: [["propel", 1], ["slipstream", 1], ["destal", 2]], length: 4, score: 10 },
+			{ terms: [["slipstream", 1], ["destal", 1], ["wing", 2]], length: 4, score: 10 },
+		]);
+		expect(expanded.get("propel")).toBeGreaterThan(0.25);
+		expect(expanded.get("destal")).toBeGreaterThan(0);
+		expect(expanded.get("wing")).toBeGreaterThan(0);
+		const total = [...expanded.values()].reduce((sum, weight) => sum + weight, 0);
+		expect(total).toBeCloseTo(1, 6);
+		// Original terms: half the weight between them, plus what feedback gives them.
+		expect((expanded.get("propel") ?? 0) + (expanded.get("slipstream") ?? 0)).toBeGreaterThanOrEqual(0.5);
+	});
+
+	it("lets a chunk scoring far below the best one contribute almost nothing", () => {
+		const expanded = expandQuery(terms("gust"), [
+			{ terms: [["gust", 1], ["load", 1]], length: 2, score: 12 },
+			{ terms: [["cheese", 1]], length: 1, score: 2 },
+		]);
+		expect(expanded.get("cheese") ?? 0).toBeLessThan(0.001);
+		expect(expanded.get("load")).toBeGreaterThan(0.2);
+	});
+
+	it("returns the query unchanged without feedback", () => {
+		const query = terms("shock", "wave");
+		expect(expandQuery(query, [])).toBe(query);
+	});
+});
+
+describe("score fusion", () => {
+	it("divides BM25 by its best score and min-max normalises similarities, so a chunk first in both scores 1", () => {
+		const fused = fuseRankings(
+			[
+				{ chunkId: "a", score: 30 },
+				{ chunkId: "b", score: 20 },
+				{ chunkId: "c", score: 10 },
+			],
+			[
+				{ chunkId: "a", score: 0.9 },
+				{ chunkId: "c", score: 0.5 },
+				{ chunkId: "d", score: 0.1 },
+			],
+			0.8,
+		);
+		expect(fused.map((hit) => hit.chunkId)).toEqual(["a", "b", "c", "d"]);
+		expect(fused[0].score).toBe(1);
+		expect(fused[1].score).toBeCloseTo(0.8 * (20 / 30), 6);
+		expect(fused[2].score).toBeCloseTo(0.8 * (10 / 30) + 0.2 * 0.5, 6);
+		expect(fused[3].score).toBe(0);
+	});
+
+	it("does not care about a list's scale: multiplying BM25 scores changes nothing", () => {
+		const semantic = [
+			{ chunkId: "x", score: 0.31 },
+			{ chunkId: "y", score: 0.3 },
+		];
+		const lexical = [
+			{ chunkId: "y", score: 4 },
+			{ chunkId: "z", score: 3 },
+			{ chunkId: "x", score: 1 },
+		];
+		const scaled = lexical.map((hit) => ({ ...hit, score: hit.score * 100 }));
+		expect(fuseRankings(scaled, semantic)).toEqual(fuseRankings(lexical, semantic));
+	});
+
+	it("keeps a chunk only the vectors found at most at the vector weight", () => {
+		const fused = fuseRankings([], [
+			{ chunkId: "p", score: 0.7 },
+			{ chunkId: "q", score: 0.2 },
+		]);
+		expect(fused.map((hit) => hit.chunkId)).toEqual(["p", "q"]);
+		expect(fused[0].score).toBeCloseTo(1 - LEXICAL_WEIGHT, 6);
+		expect(fused[1].score).toBe(0);
+	});
+});
+
+describe("BM25 lexicon", () => {
+	it("weights heading words above the same words in a chunk's text", () => {
+		const lexicon = SourceLexicon.fromRows([
+			row("in-text", "d1", "refund shipping cost order"),
+			row("in-heading", "d2", "return item within thirty day", "refund polici"),
+			row("other", "d3", "warehouse shipping label"),
+		]);
+		expect(lexicon.rank(terms("refund"), 3).map((hit) => hit.chunkId)).toEqual(["in-heading", "in-text"]);
+		expect([...lexicon.termsOf(lexicon.rank(terms("polici"), 1)[0].slot)]).toContainEqual(["polici", HEADING_WEIGHT]);
+	});
+
+	it("finds a chunk sharing no word with the query through the best chunks' vocabulary (expansion)", () => {
+		const lexicon = SourceLexicon.fromRows([
+			row("f1", "d1", "propel slipstream wing lift increment destal"),
+			row("f2", "d2", "slipstream propel destal lift increment"),
+			row("target", "d3", "destal wing lift increment high angl attack"),
+			row("noise1", "d4", "boundari layer heat transfer plate"),
+			row("noise2", "d5", "shell buckl cylind pressur load"),
+		]);
+		expect(rankLexically(lexicon, terms("propel", "slipstream"), 5, false).map((hit) => hit.chunkId)).not.toContain("target");
+		const expanded = rankLexically(lexicon, terms("propel", "slipstream"), 5).map((hit) => hit.chunkId);
+		expect(expanded.slice(0, 3)).toEqual(expect.arrayContaining(["f1", "f2", "target"]));
+		expect(expanded).not.toContain("noise1");
+	});
+
+	it("updated document by document, ranks exactly as a lexicon built from scratch", () => {
+		const words = "shock wave boundari layer heat transfer wing lift drag flutter panel buckl cylind pressur jet nozzl".split(" ");
+		let seed = 7;
+		const pick = () => {
+			seed = (seed * 1103515245 + 12345) % 2 ** 31;
+			return words[seed % words.length];
+		};
+		const documents = new Map<string, LexicalChunkRow[]>();
+		const makeDocument = (id: string) =>
+			Array.from({ length: 1 + (id.length % 3) }, (_, index) => row(`${id}-c${index}`, id, Array.from({ length: 6 + (index % 4) }, pick).join(" "), index === 0 ? pick() : undefined));
+		const incremental = SourceLexicon.fromRows([]);
+		// Enough changes to pass the compaction threshold (1024 tail or dead chunks) and come back.
+		for (let round = 0; round < 1500; round++) {
+			const id = `doc${round % 700}`;
+			const removed = documents.has(id) ? [id] : [];
+			documents.delete(id);
+			const added = round % 5 === 4 ? [] : makeDocument(id);
+			if (added.length) documents.set(id, added);
+			incremental.apply(removed, added);
+		}
+		const fresh = SourceLexicon.fromRows([...documents.values()].flat());
+		expect(incremental.size).toBe(fresh.size);
+		for (const query of [terms("shock", "wave"), terms("flutter"), terms("jet", "nozzl", "pressur"), terms("heat")]) {
+			const scores = (lexicon: SourceLexicon) =>
+				lexicon
+					.rank(query, 1000)
+					.map((hit) => `${hit.chunkId}:${hit.score.toFixed(4)}`)
+					.sort();
+			expect(scores(incremental)).toEqual(scores(fresh));
+		}
+	});
+});
+
+describe("vector matrix", () => {
+	const vectorRow = (id: string, documentId: string, values: number[]): VectorChunkRow => {
+		const vector = Float32Array.from(values);
+		const norm = Math.hypot(...vector);
+		return { id, document_id: documentId, version: "1:t", embedding: encodeVector(vector.map((value) => value / norm)) };
+	};
+
+	it("adds and removes documents in place and answers as a matrix built from scratch", () => {
+		const documents = new Map<string, VectorChunkRow[]>();
+		const matrix = SourceMatrix.fromRows([]);
+		for (let round = 0; round < 400; round++) {
+			const id = `doc${round % 90}`;
+			const removed = documents.has(id) ? [id] : [];
+			documents.delete(id);
+			const added = round % 4 === 3 ? [] : [0, 1].map((index) => vectorRow(`${id}-r${round}-${index}`, id, [1 + (round % 7), index + 1, (round * 13) % 5, 1]));
+			if (added.length) documents.set(id, added);
+			matrix.apply(removed, added);
+		}
+		const fresh = SourceMatrix.fromRows([...documents.values()].flat());
+		expect(matrix.size).toBe(fresh.size);
+		const query = Float32Array.from([0.5, 0.5, 0.5, 0.5]);
+		const answer = (source: SourceMatrix) =>
+			source
+				.nearest(query, 1000)
+				.map((hit) => `${hit.chunkId}:${hit.similarity.toFixed(5)}`)
+				.sort();
+		expect(answer(matrix)).toEqual(answer(fresh));
+		const live = new Set([...documents.values()].flat().map((chunk) => chunk.id));
+		expect(matrix.nearest(query, 1000).every((hit) => live.has(hit.chunkId))).toBe(true);
+	});
+});
