@@ -42,6 +42,13 @@ describe("RM3 query expansion", () => {
 		expect(expanded.get("load")).toBeGreaterThan(0.2);
 	});
 
+	it("passes over added terms whose postings would exceed the budget, for the next ones", () => {
+		const feedback = [{ terms: [["gust", 1], ["the", 5], ["load", 2], ["wing", 1]] as [string, number][], length: 9, score: 5 }];
+		const frequencies: Record<string, number> = { gust: 900_000, the: 150_000, load: 40_000, wing: 30_000 };
+		const expanded = expandQuery(terms("gust"), feedback, { feedbackChunks: 10, feedbackTerms: 40, originalWeight: 0.5, postingsBudget: 100_000 }, (term) => frequencies[term]);
+		expect([...expanded.keys()].sort()).toEqual(["gust", "load", "wing"]);
+	});
+
 	it("returns the query unchanged without feedback", () => {
 		const query = terms("shock", "wave");
 		expect(expandQuery(query, [])).toBe(query);

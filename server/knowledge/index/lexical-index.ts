@@ -146,6 +146,12 @@ export class SourceLexicon implements CachedSource {
 		for (let pair = this.pairStarts[slot]; pair < this.pairStarts[slot + 1]; pair++) yield [this.termNames[this.pairTerms[pair]], this.pairFrequencies[pair]];
 	}
 
+	/** Live chunks holding the lexeme. */
+	documentFrequencyOf(lexeme: string): number {
+		const term = this.terms.get(lexeme);
+		return term === undefined ? 0 : this.documentFrequency[term];
+	}
+
 	/** A chunk's length in (field-weighted) lexeme occurrences. */
 	lengthOf(slot: number): number {
 		return this.lengths[slot];
@@ -174,15 +180,11 @@ export class SourceLexicon implements CachedSource {
 	}
 
 	private addChunk(row: LexicalChunkRow): void {
-		const counts = new Map<string, number>();
-		parseTsvector(row.lexemes ?? "", (lexeme, frequency) => counts.set(lexeme, frequency));
-		if (row.heading_lexemes) parseTsvector(row.heading_lexemes, (lexeme, frequency) => counts.set(lexeme, (counts.get(lexeme) ?? 0) + HEADING_WEIGHT * frequency));
 		const slot = this.slotCount++;
 		this.ensureSlotCapacity(this.slotCount);
-		this.ensurePairCapacity(this.pairStarts[slot] + counts.size);
 		let pair = this.pairStarts[slot];
 		let length = 0;
-		for (const [lexeme, count] of counts) {
+		const addPair = (lexeme: string, count: number) => {
 			let term = this.terms.get(lexeme);
 			if (term === undefined) {
 				term = this.termNames.length;
@@ -190,6 +192,7 @@ export class SourceLexicon implements CachedSource {
 				this.termNames.push(lexeme);
 				if (term >= this.documentFrequency.length) this.documentFrequency = grown(this.documentFrequency, 2 * this.documentFrequency.length);
 			}
+			if (pair === this.pairTerms.length) this.ensurePairCapacity(pair + 1);
 			// tsvector keeps at most 256 positions per lexeme; one byte holds any count that matters to BM25.
 			const frequency = Math.min(255, count);
 			this.pairTerms[pair] = term;
@@ -203,6 +206,16 @@ export class SourceLexicon implements CachedSource {
 				if (recent) recent.push(slot, frequency);
 				else this.tail.set(term, [slot, frequency]);
 			}
+		};
+		if (row.heading_lexemes) {
+			// A lexeme may be in both fields: one pair with the weighted sum.
+			const counts = new Map<string, number>();
+			parseTsvector(row.lexemes ?? "", (lexeme, frequency) => counts.set(lexeme, frequency));
+			parseTsvector(row.heading_lexemes, (lexeme, frequency) => counts.set(lexeme, (counts.get(lexeme) ?? 0) + HEADING_WEIGHT * frequency));
+			for (const [lexeme, count] of counts) addPair(lexeme, count);
+		} else {
+			// Lexemes of one tsvector are distinct: straight into pairs, no per-chunk map.
+			parseTsvector(row.lexemes ?? "", addPair);
 		}
 		this.pairStarts[slot + 1] = pair;
 		this.chunkIds[slot] = row.id;

@@ -12,6 +12,13 @@ export interface ExpansionOptions {
 	feedbackTerms: number;
 	/** Share of the final query's weight kept by the original terms (RM3's lambda). */
 	originalWeight: number;
+	/**
+	 * Most postings the added terms may have together (their document frequencies summed): terms
+	 * that would exceed it are passed over for the next ones. Bounds the second ranking pass at any
+	 * source size (60k postings: about a millisecond); on Cranfield it cannot bind (40 terms of at
+	 * most 1,400 chunks each), so the figures there are those of unbounded RM3.
+	 */
+	postingsBudget: number;
 }
 
 /**
@@ -19,7 +26,7 @@ export interface ExpansionOptions {
  * half the weight to the original query were best there among 3-20 chunks, 10-60 terms and
  * 0.5-0.7; the same values are near Anserini's RM3 defaults (10 documents, 10 terms, 0.5).
  */
-export const DEFAULT_EXPANSION: ExpansionOptions = { feedbackChunks: 10, feedbackTerms: 40, originalWeight: 0.5 };
+export const DEFAULT_EXPANSION: ExpansionOptions = Object.freeze({ feedbackChunks: 10, feedbackTerms: 40, originalWeight: 0.5, postingsBudget: 60_000 });
 
 /**
  * RM3 query expansion (Lavrenko & Croft 2001, relevance models; RM3 as in Abdul-Jaleel et al.
@@ -30,8 +37,14 @@ export const DEFAULT_EXPANSION: ExpansionOptions = { feedbackChunks: 10, feedbac
  * scoring a few points lower barely counts (uniform or linear weights did worse on the tuning
  * half). This finds the vocabulary of relevant text that the question did not use ("slipstream"
  * for a question about propellers and wings). Deterministic: ties break by term.
+ * `documentFrequency` (chunks holding a term) enforces the postings budget.
  */
-export function expandQuery(query: Map<string, number>, feedback: FeedbackChunk[], options: ExpansionOptions = DEFAULT_EXPANSION): Map<string, number> {
+export function expandQuery(
+	query: Map<string, number>,
+	feedback: FeedbackChunk[],
+	options: ExpansionOptions = DEFAULT_EXPANSION,
+	documentFrequency: (term: string) => number = () => 0,
+): Map<string, number> {
 	const queryTotal = [...query.values()].reduce((sum, weight) => sum + weight, 0);
 	const chunks = feedback.slice(0, options.feedbackChunks).filter((chunk) => chunk.length > 0);
 	if (queryTotal === 0 || chunks.length === 0 || options.originalWeight >= 1) return query;
@@ -41,7 +54,16 @@ export function expandQuery(query: Map<string, number>, feedback: FeedbackChunk[
 		const chunkWeight = Math.exp(chunk.score - best) / chunk.length;
 		for (const [term, count] of chunk.terms) relevance.set(term, (relevance.get(term) ?? 0) + count * chunkWeight);
 	}
-	const selected = [...relevance].sort((left, right) => right[1] - left[1] || (left[0] < right[0] ? -1 : 1)).slice(0, options.feedbackTerms);
+	const selected: [string, number][] = [];
+	let postings = 0;
+	for (const [term, weight] of [...relevance].sort((left, right) => right[1] - left[1] || (left[0] < right[0] ? -1 : 1))) {
+		if (selected.length === options.feedbackTerms) break;
+		const cost = documentFrequency(term);
+		// The query's own terms are ranked anyway: only new terms spend the budget.
+		if (!query.has(term) && postings + cost > options.postingsBudget) continue;
+		if (!query.has(term)) postings += cost;
+		selected.push([term, weight]);
+	}
 	const selectedTotal = selected.reduce((sum, [, weight]) => sum + weight, 0);
 	const expanded = new Map<string, number>();
 	for (const [term, weight] of query) expanded.set(term, (options.originalWeight * weight) / queryTotal);

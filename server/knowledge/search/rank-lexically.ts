@@ -11,5 +11,5 @@ export function rankLexically(lexicon: SourceLexicon, queryTerms: Map<string, nu
 	const first = lexicon.rank(queryTerms, expansion.feedbackChunks);
 	if (first.length === 0) return first;
 	const feedback = first.map((hit) => ({ terms: lexicon.termsOf(hit.slot), length: lexicon.lengthOf(hit.slot), score: hit.score }));
-	return lexicon.rank(expandQuery(queryTerms, feedback, expansion), limit);
+	return lexicon.rank(expandQuery(queryTerms, feedback, expansion, (term) => lexicon.documentFrequencyOf(term)), limit);
 }
