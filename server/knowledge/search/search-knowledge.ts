@@ -63,7 +63,7 @@ export async function fullTextRanking(em: EntityManager, sourceId: string, query
 /**
  * Hybrid retrieval over a source's READY documents: BM25 over PostgreSQL's lexemes (in-memory
  * per-source index) with RM3 query expansion, and vector similarity (the source's embedder and
- * vector index), fused by a weighted sum of min-max normalised scores (fuse-rankings.ts). The
+ * vector index), fused by a weighted sum of normalised scores (fuse-rankings.ts). The
  * expansion, the fusion and its weight were chosen on half of the Cranfield queries and checked on
  * the other half (docs/knowledge.md). The score is the fused value: 1 = best of both lists.
  * The caller has checked that `source` belongs to its workspace.
