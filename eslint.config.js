@@ -3,7 +3,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-	{ ignores: ["node_modules/", "sdk/src/generated/", "server/db/migrations/", "bench/results/", "bench/data/", ".data/", "coverage/", "dist/"] },
+	{ ignores: ["node_modules/", "sdk/src/generated/", "server/db/migrations/", "bench/results/", "bench/data/", ".data/", "coverage/", "dist/", "sdk/dist/"] },
 	js.configs.recommended,
 	...tseslint.configs.recommended,
 	{

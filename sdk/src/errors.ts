@@ -6,6 +6,7 @@
  *   │   └── APITimeoutError
  *   ├── APIUserAbortError
  *   ├── GenerationStreamError          a terminal `error` event, raised by Stream helpers
+ *   ├── DocumentFailedError            a document's ingestion ended FAILED (waitUntilReady, uploadAndPoll)
  *   └── APIError                       any non-2xx answer: status, code, fields, requestId, headers
  *       ├── BadRequestError            400
  *       ├── AuthenticationError        401
@@ -16,7 +17,8 @@
  *       └── ServerError                500 and above
  */
 
-import type { FieldIssue } from "./generated/api";
+import type { ErrorCode } from "./error-codes.js";
+import type { FieldIssue, KnowledgeDocument } from "./generated/api.js";
 
 export type { FieldIssue };
 
@@ -25,7 +27,7 @@ export class PlatformError extends Error {
 }
 
 interface ErrorEnvelope {
-	code: string;
+	code: ErrorCode;
 	status?: number;
 	message?: string;
 	fields?: FieldIssue[];
@@ -44,7 +46,7 @@ export class APIError extends PlatformError {
 	 * added later, so handle unknown ones. Undefined when the body is not the platform's envelope (e.g. an
 	 * HTML page from a proxy, or object storage's XML during a presigned upload).
 	 */
-	readonly code: string | undefined;
+	readonly code: ErrorCode | undefined;
 	/** Offending values, only for VALIDATION_ERROR. */
 	readonly fields: FieldIssue[] | undefined;
 	/** The `X-Request-Id` response header; quote it when reporting a problem. */
@@ -145,7 +147,7 @@ export class APIUserAbortError extends PlatformError {
 /** A stream ended with a terminal `error` event (spec, Events): the provider failed after the stream opened. */
 export class GenerationStreamError extends PlatformError {
 	override readonly name: string = "GenerationStreamError";
-	readonly code: string;
+	readonly code: ErrorCode;
 	readonly retryable: boolean;
 	readonly providerName: string | undefined;
 
@@ -154,5 +156,22 @@ export class GenerationStreamError extends PlatformError {
 		this.code = payload.code;
 		this.retryable = payload.retryable;
 		this.providerName = payload.providerName;
+	}
+}
+
+/** A knowledge document's ingestion ended FAILED; `reason` is the server's `failureReason`. */
+export class DocumentFailedError extends PlatformError {
+	override readonly name: string = "DocumentFailedError";
+	readonly documentId: string;
+	readonly reason: string;
+	/** The document as last read, status FAILED; `POST .../retry` (documents.retry) re-runs it. */
+	readonly document: KnowledgeDocument;
+
+	constructor(document: KnowledgeDocument) {
+		const reason = document.failureReason ?? "no reason given";
+		super(`Ingestion of ${JSON.stringify(document.filename)} (${document.id}) failed: ${reason}`);
+		this.documentId = document.id;
+		this.reason = reason;
+		this.document = document;
 	}
 }

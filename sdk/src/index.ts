@@ -1,21 +1,23 @@
-/** @platform/sdk: the TypeScript client of the AI application platform's runtime and knowledge API. */
+/**
+ * The TypeScript client of the AI application platform's runtime and knowledge API. Runs wherever
+ * fetch does (Node 20+, Deno, Bun, browsers); Node-only helpers are in the `/node` entry.
+ */
 export {
 	API_KEY_ENV,
-	type AssistantInput,
-	AssistantsResource,
 	BASE_URL_ENV,
 	type ClientOptions,
 	DEFAULT_BASE_URL,
 	DEFAULT_MAX_RETRIES,
 	DEFAULT_TIMEOUT_MS,
-	type FileContent,
-	type FileUpload,
-	KnowledgeDocumentsResource,
-	KnowledgeResource,
-	KnowledgeSourcesResource,
+	LOG_LEVEL_ENV,
 	PlatformClient,
-	RuntimeResource,
-} from "./client";
+} from "./client.js";
+export { APIPromise, type WithResponse } from "./core/api-promise.js";
+export type { OperationClient, OperationOptions, OperationRequest } from "./core/operation.js";
+export { Page, type PageBody, PagePromise } from "./core/pagination.js";
+export type { ClientConfig, Fetch, HeaderValues, Logger, LogLevel, QueryValues, RequestOptions } from "./core/request.js";
+export { type FileContent, type FileLike, type FileUpload, type FsReadStream, toFile, type Uploadable } from "./core/uploads.js";
+export { ERROR_CODES, type ErrorCode, isKnownErrorCode, type KnownErrorCode } from "./error-codes.js";
 export {
 	APIConnectionError,
 	APIError,
@@ -24,6 +26,7 @@ export {
 	AuthenticationError,
 	BadRequestError,
 	ConflictError,
+	DocumentFailedError,
 	type FieldIssue,
 	GenerationStreamError,
 	NotFoundError,
@@ -31,10 +34,12 @@ export {
 	PlatformError,
 	RateLimitError,
 	ServerError,
-} from "./errors";
-export type { ClientConfig, PlatformRequestInit, RequestOptions } from "./http";
-export { collectStream, parseServerSentEvents, parseStreamEvents, type ServerSentEvent, Stream, type StreamEvent, type StreamResult } from "./streaming";
+} from "./errors.js";
+export { type AssistantInput, AssistantsResource } from "./resources/assistants.js";
+export { DIRECT_UPLOAD_LIMIT_BYTES, KnowledgeDocumentsResource, KnowledgeResource, KnowledgeSourcesResource, type ListParams, type PollOptions } from "./resources/knowledge.js";
+export { RuntimeResource } from "./resources/runtime.js";
+export { collectStream, parseServerSentEvents, parseStreamEvents, type ServerSentEvent, Stream, type StreamEvent, type StreamResult } from "./streaming.js";
 /** Request and response types, generated from openapi.yaml. */
-export type * from "./generated/api";
-/** The low-level functions, one per operation (they need `{ client }` in their options; prefer PlatformClient). */
-export * as operations from "./generated/api";
+export type * from "./generated/api.js";
+/** The low-level functions, one per operation; each takes `{ client }` (a PlatformClient) as its last argument. */
+export * as operations from "./generated/api.js";

@@ -7,9 +7,9 @@
  * Parsing follows the WHATWG HTML "event stream" interpretation: lines end in LF, CR or CRLF
  * (possibly split across chunks), `:` starts a comment (keep-alives), a blank line dispatches.
  */
-import { GenerationStreamError, PlatformError } from "./errors";
-import type { FinishReason, StreamError, Usage } from "./generated/api";
-import { transportError } from "./http";
+import { GenerationStreamError, PlatformError } from "./errors.js";
+import type { FinishReason, StreamError, Usage } from "./generated/api.js";
+import { transportError } from "./core/request.js";
 
 /** One dispatched event of an event stream, before its data is interpreted. */
 export interface ServerSentEvent {

@@ -197,7 +197,7 @@ describe('requests', () => {
 
   it('keeps a path prefix of the base URL and encodes path segments and the query', async () => {
     reset((_request, response) => sendJson(response, 200, { data: [], hasMore: false, nextCursor: null }));
-    await makeClient({ baseURL: `${baseURL}/api/` }).knowledge.documents.list('ks/1 ?', { limit: 5, cursor: 'c 1' });
+    await makeClient({ baseURL: `${baseURL}/api/` }).knowledge.documents.list('ks/1 ?', { limit: 5, cursor: "c 1" });
     expect(requests[0].url).toBe('/api/knowledge/sources/ks%2F1%20%3F/documents?limit=5&cursor=c+1');
   });
 
@@ -426,7 +426,7 @@ describe('transport failures', () => {
     expect(requests).toHaveLength(0);
   });
 
-  it('a request slower than timeoutMs throws APITimeoutError, without retrying', async () => {
+  it('a request slower than timeoutMs is retried like a lost connection, with the same Idempotency-Key, then throws APITimeoutError', async () => {
     reset(() => {
       // Never answers.
     });
@@ -434,7 +434,19 @@ describe('transport failures', () => {
     expect(error).toBeInstanceOf(APITimeoutError);
     expect(error).toBeInstanceOf(APIConnectionError);
     expect(error).not.toBeInstanceOf(APIError);
-    expect(requests).toHaveLength(1);
+    expect(requests).toHaveLength(3);
+    expect(new Set(requests.map((request) => request.headers['idempotency-key'])).size).toBe(1);
+  });
+
+  it('a timed-out attempt followed by a quick answer succeeds', async () => {
+    let attempts = 0;
+    reset((_request, response) => {
+      attempts += 1;
+      if (attempts > 1) sendJson(response, 200, GENERATION);
+    });
+    const result = await makeClient({ timeoutMs: 500, maxRetries: 1 }).runtime.execute(EXECUTE_BODY);
+    expect(result).toEqual(GENERATION);
+    expect(requests).toHaveLength(2);
   });
 });
 
@@ -456,7 +468,7 @@ describe('knowledge uploads', () => {
     reset((_request, response) => sendJson(response, 201, DOCUMENT));
     await makeClient().knowledge.documents.upload('ks_1', { filename: 'notes.md', content: '# Notes\n' });
     expect(requests[0].url).toBe('/knowledge/sources/ks_1/documents/upload');
-    expect(JSON.parse(requests[0].body)).toEqual({ filename: 'notes.md', contentBase64: Buffer.from('# Notes\n').toString('base64') });
+    expect(JSON.parse(requests[0].body)).toEqual({ filename: 'notes.md', contentType: 'text/markdown', contentBase64: Buffer.from('# Notes\n').toString('base64') });
   });
 
   it('uploadFile creates the upload, PUTs the bytes without the API key, then completes', async () => {
