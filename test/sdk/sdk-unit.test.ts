@@ -16,8 +16,12 @@ import {
   type ClientOptions,
   ConflictError,
   DEFAULT_BASE_URL,
+  DocumentFailedError,
+  type ErrorCode,
   GenerationStreamError,
+  type Logger,
   NotFoundError,
+  operations,
   PermissionDeniedError,
   PlatformClient,
   PlatformError,
@@ -26,6 +30,7 @@ import {
   RateLimitError,
   ServerError,
   type StreamEvent,
+  toFile,
 } from '../../sdk/src/index';
 
 interface RecordedRequest {
@@ -522,5 +527,199 @@ describe('knowledge uploads', () => {
     expect(error).toBeInstanceOf(PermissionDeniedError);
     expect(error.code).toBeUndefined();
     expect(String(error.body)).toContain('SignatureDoesNotMatch');
+  });
+});
+
+/** A small seeded generator (mulberry32), so that a failing split can be replayed. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Cuts `bytes` at random byte offsets (inside multi-byte characters and line endings too). */
+function splitAtRandom(bytes: Uint8Array, random: () => number): Uint8Array[] {
+  const pieces: Uint8Array[] = [];
+  let start = 0;
+  while (start < bytes.length) {
+    const length = 1 + Math.floor(random() * 40);
+    pieces.push(bytes.subarray(start, start + length));
+    start += length;
+  }
+  return pieces;
+}
+
+describe('a stream of 1,000 deltas split at random byte boundaries', () => {
+  const random = seededRandom(15);
+  const alphabet = ['a', 'Z', ' ', 'é', '☃', '𝄞', '\n', '"', '\\', '中'];
+  const deltas = Array.from({ length: 1000 }, () => Array.from({ length: 1 + Math.floor(random() * 12) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(''));
+  const endings = ['\n', '\r\n', '\r'];
+  const frames =
+    deltas.map((content, index) => `event: delta${endings[index % 3]}data: ${JSON.stringify({ content })}${endings[index % 3]}${endings[index % 3]}` + (index % 97 === 0 ? ': keep-alive\n\n' : '')).join('') +
+    'event: usage\ndata: {"inputTokens":1,"outputTokens":1000,"totalTokens":1001}\n\nevent: done\ndata: {"finishReason":"stop"}\n\n';
+  const bytes = new TextEncoder().encode(frames);
+
+  it.each([1, 2, 3, 4, 5])('parses to the same text (seed %i)', async (seed) => {
+    const events = await collect(parseStreamEvents(parseServerSentEvents(bodyOf(splitAtRandom(bytes, seededRandom(seed))))));
+    const text = events.map((event) => (event.event === 'delta' ? event.data.content : '')).join('');
+    expect(text).toBe(deltas.join(''));
+    expect(events.filter((event) => event.event === 'delta')).toHaveLength(1000);
+    expect(events.at(-1)).toEqual({ event: 'done', data: { finishReason: 'stop' } });
+  });
+
+  it('parses to the same text over HTTP, written in random pieces', async () => {
+    const pieces = splitAtRandom(bytes, seededRandom(99));
+    reset(async (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const [index, piece] of pieces.entries()) {
+        response.write(piece);
+        // Yield now and then so that pieces leave as separate reads.
+        if (index % 50 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      response.end();
+    });
+    const stream = await makeClient().runtime.stream(EXECUTE_BODY);
+    expect(await stream.text()).toBe(deltas.join(''));
+  });
+});
+
+describe('responses, options and logging', () => {
+  it('withResponse() gives the body, the response and the request id', async () => {
+    reset((_request, response) => sendJson(response, 200, GENERATION, { 'x-request-id': 'req_abc' }));
+    const { data, response, requestId } = await makeClient().runtime.execute(EXECUTE_BODY).withResponse();
+    expect(data).toEqual(GENERATION);
+    expect(response.status).toBe(200);
+    expect(requestId).toBe('req_abc');
+  });
+
+  it('sends default headers and query, per-call ones on top, and withOptions() derives a client', async () => {
+    reset((_request, response) => sendJson(response, 200, { data: [], hasMore: false, nextCursor: null }));
+    const client = makeClient({ defaultHeaders: { 'X-Team': 'search', 'X-Trace': 'on' }, defaultQuery: { region: 'eu' } });
+    await client.knowledge.sources.list({ limit: 3 }, { headers: { 'X-Trace': null, 'X-Call': '1' }, query: { debug: true } });
+    expect(requests[0].url).toBe('/knowledge/sources?region=eu&limit=3&debug=true');
+    expect(requests[0].headers).toMatchObject({ 'x-team': 'search', 'x-call': '1', authorization: 'Bearer csk_live_test' });
+    expect(requests[0].headers['x-trace']).toBeUndefined();
+
+    const derived = client.withOptions({ defaultHeaders: { 'X-Team': 'billing' }, timeoutMs: 1234 });
+    expect(derived.config).toMatchObject({ apiKey: 'csk_live_test', baseURL, timeoutMs: 1234, defaultHeaders: { 'X-Team': 'billing', 'X-Trace': 'on' }, defaultQuery: { region: 'eu' } });
+    expect(client.config.timeoutMs).not.toBe(1234);
+  });
+
+  it('logs requests and retries to the logger hook, never the key', async () => {
+    let attempts = 0;
+    reset((_request, response) => {
+      attempts += 1;
+      if (attempts === 1) sendJson(response, 503, envelope(503, 'INTERNAL_ERROR'), { 'retry-after': '0' });
+      else sendJson(response, 200, GENERATION, { 'x-request-id': 'req_logged' });
+    });
+    const lines: string[] = [];
+    const record = (level: string) => (message: string, details?: object) => lines.push(`${level} ${message} ${JSON.stringify(details ?? {})}`);
+    const logger: Logger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
+    await makeClient({ logger, logLevel: 'debug', maxRetries: 1 }).runtime.execute(EXECUTE_BODY);
+    expect(lines.some((line) => line.startsWith('info') && line.includes('retrying'))).toBe(true);
+    expect(lines.some((line) => line.includes('-> 200') && line.includes('req_logged'))).toBe(true);
+    expect(lines.join('\n')).not.toContain('csk_live_test');
+
+    lines.length = 0;
+    attempts = 1;
+    await makeClient({ logger }).runtime.execute(EXECUTE_BODY);
+    expect(lines).toEqual([]);
+  });
+
+  it('error codes are typed as the catalog, and unknown ones still type-check', async () => {
+    const known: ErrorCode = 'IDEMPOTENCY_KEY_CONFLICT';
+    const unknown: ErrorCode = 'A_CODE_FROM_A_NEWER_SERVER';
+    expect([known, unknown]).toHaveLength(2);
+  });
+
+  it('retries a 409 IDEMPOTENCY_KEY_CONFLICT that answers a retry (its first attempt still running), not a first attempt', async () => {
+    let attempts = 0;
+    reset((_request, response) => {
+      attempts += 1;
+      if (attempts === 1) return; // times out
+      if (attempts === 2) sendJson(response, 409, envelope(409, 'IDEMPOTENCY_KEY_CONFLICT'), { 'retry-after': '0' });
+      else sendJson(response, 200, GENERATION);
+    });
+    expect(await makeClient({ timeoutMs: 300, maxRetries: 3 }).runtime.execute(EXECUTE_BODY)).toEqual(GENERATION);
+    expect(new Set(requests.map((request) => request.headers['idempotency-key'])).size).toBe(1);
+
+    reset((_request, response) => sendJson(response, 409, envelope(409, 'IDEMPOTENCY_KEY_CONFLICT')));
+    await expect(makeClient({ maxRetries: 3 }).runtime.execute(EXECUTE_BODY)).rejects.toBeInstanceOf(ConflictError);
+    expect(requests).toHaveLength(1);
+  });
+
+  it('a low-level operation without a client throws a PlatformError', () => {
+    expect(() => operations.getHealth()).toThrow(/No client/);
+  });
+
+  it('the generated stream operation resolves with a Stream', async () => {
+    reset((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.end('event: delta\ndata: {"content":"low-level"}\n\n');
+    });
+    const stream = await operations.streamGeneration(EXECUTE_BODY, undefined, { client: makeClient() });
+    expect(await stream.text()).toBe('low-level');
+  });
+});
+
+describe('files and polling', () => {
+  it('toFile takes text, bytes, buffers, Blobs, web streams and async iterables', async () => {
+    const text = 'héllo';
+    const encoded = new TextEncoder().encode(text);
+    const sources = [
+      text,
+      encoded,
+      encoded.buffer,
+      Buffer.from(text),
+      new Blob([text]),
+      new ReadableStream<Uint8Array>({ start: (controller) => (controller.enqueue(encoded), controller.close()) }),
+      (async function* () {
+        yield encoded.subarray(0, 2);
+        yield encoded.subarray(2);
+      })(),
+    ];
+    for (const source of sources) {
+      const file = await toFile(source, 'notes.md');
+      expect(file.name).toBe('notes.md');
+      expect(file.type).toBe('text/markdown');
+      expect(await file.text()).toBe(text);
+    }
+    expect((await toFile(new File(['x'], 'a.csv', { type: 'text/csv' }))).name).toBe('a.csv');
+    await expect(toFile('no name')).rejects.toThrow(PlatformError);
+  });
+
+  const document = (status: string, failureReason: string | null = null) => ({
+    id: 'doc_1', sourceId: 'ks_1', filename: 'notes.md', contentType: 'text/markdown', byteSize: 8, status, failureReason, chunkCount: 0,
+    createdAt: '2026-11-23T10:00:00.000Z', updatedAt: '2026-11-23T10:00:00.000Z',
+  });
+
+  it('waitUntilReady reads until READY, waiting longer each time', async () => {
+    const states = ['PENDING', 'PROCESSING', 'PROCESSING', 'READY'];
+    const readAt: number[] = [];
+    reset((_request, response) => {
+      readAt.push(Date.now());
+      sendJson(response, 200, document(states[readAt.length - 1]));
+    });
+    const ready = await makeClient().knowledge.documents.waitUntilReady('ks_1', 'doc_1', { pollIntervalMs: 40 });
+    expect(ready.status).toBe('READY');
+    expect(requests.map((request) => request.url)).toEqual(Array(4).fill('/knowledge/sources/ks_1/documents/doc_1'));
+    const gaps = readAt.slice(1).map((at, index) => at - readAt[index]);
+    expect(gaps[2]).toBeGreaterThan(gaps[0]);
+  });
+
+  it('waitUntilReady throws DocumentFailedError with the reason on FAILED, and stops when its signal aborts', async () => {
+    reset((_request, response) => sendJson(response, 200, document('FAILED', 'The file is empty')));
+    const failed = (await expectRejection(makeClient().knowledge.documents.waitUntilReady('ks_1', 'doc_1'))) as DocumentFailedError;
+    expect(failed).toBeInstanceOf(DocumentFailedError);
+    expect(failed).toMatchObject({ reason: 'The file is empty', documentId: 'doc_1' });
+
+    reset((_request, response) => sendJson(response, 200, document('PROCESSING')));
+    const aborted = await expectRejection(makeClient().knowledge.documents.waitUntilReady('ks_1', 'doc_1', { signal: AbortSignal.timeout(100), pollIntervalMs: 20 }));
+    expect(aborted).toBeInstanceOf(APIUserAbortError);
   });
 });
