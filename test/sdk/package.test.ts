@@ -91,6 +91,14 @@ afterAll(async () => {
 });
 
 describe("the packed SDK in an empty project", () => {
+	it("sdk/README.md shows the example files exactly as CI runs them", async () => {
+		const readme = await readFile(join(SDK, "README.md"), "utf8");
+		const shown = new Map([...readme.matchAll(/<!-- examples\/([\w-]+)\.ts -->\n```ts\n([^]*?)\n```/g)].map((match) => [match[1], match[2]]));
+		expect([...shown.keys()].sort()).toEqual([...EXAMPLES].sort());
+		expect((await readdir(join(SDK, "examples"))).sort()).toEqual(EXAMPLES.map((name) => `${name}.ts`).sort());
+		for (const name of EXAMPLES) expect(shown.get(name), name).toBe((await readFile(join(SDK, "examples", `${name}.ts`), "utf8")).trimEnd());
+	});
+
 	it("installs as a package with ESM, declarations and no dependencies", async () => {
 		const installed = JSON.parse(await readFile(join(project, "node_modules", PACKAGE_NAME, "package.json"), "utf8"));
 		expect(installed).toMatchObject({ name: PACKAGE_NAME, type: "module", engines: { node: expect.any(String) } });
