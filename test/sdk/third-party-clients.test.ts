@@ -19,7 +19,6 @@ const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
 
 let platform: TestPlatform;
 let workspace: TestWorkspace;
-let sourceId: string;
 /** A project of its own whose node_modules is the repository's, so that openapi-fetch resolves as installed. */
 let project: string;
 
@@ -64,7 +63,7 @@ beforeAll(async () => {
 	platform = await startTestPlatform();
 	workspace = await platform.createWorkspace();
 	const response = await platform.request("POST", "/knowledge/sources", { key: workspace.apiKey, body: { name: "Seen by third parties" } });
-	sourceId = ((await response.json()) as { id: string }).id;
+	expect(response.status).toBe(201);
 	project = await mkdtemp(join(tmpdir(), "third-party-clients-"));
 	await symlink(join(ROOT, "node_modules"), join(project, "node_modules"), "dir");
 	await writeFile(join(project, "package.json"), JSON.stringify({ private: true, type: "module" }));
