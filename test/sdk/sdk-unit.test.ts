@@ -107,6 +107,18 @@ const EXECUTE_BODY = {
   messages: [{ role: 'user' as const, content: 'Say hello.' }],
 };
 
+/** A fetch that records each attempt the client makes, whether or not the server got to see it. */
+function countingFetch(): { fetch: typeof fetch; attempts: Headers[] } {
+  const attempts: Headers[] = [];
+  return {
+    attempts,
+    fetch: (input, init) => {
+      attempts.push(new Headers(init?.headers));
+      return fetch(input, init);
+    },
+  };
+}
+
 async function expectRejection(promise: Promise<unknown>): Promise<unknown> {
   try {
     await promise;
@@ -282,10 +294,11 @@ describe('configuration', () => {
     expect(requests[0].headers.authorization).toBe('Bearer csk_live_from_env');
   });
 
-  it('prefers explicit options to the environment, and defaults to the managed address', () => {
+  it('prefers explicit options to the environment, and defaults to what `npm start` serves', () => {
     vi.stubEnv('PLATFORM_API_KEY', 'csk_live_from_env');
     vi.stubEnv('PLATFORM_BASE_URL', '');
-    expect(new PlatformClient().baseURL).toBe(DEFAULT_BASE_URL);
+    expect(DEFAULT_BASE_URL).toBe('http://localhost:3000');
+    expect(new PlatformClient().baseURL).toBe('http://localhost:3000');
     vi.stubEnv('PLATFORM_BASE_URL', 'http://from-env.example');
     expect(new PlatformClient({ baseURL: 'http://explicit.example/' }).baseURL).toBe('http://explicit.example');
   });
@@ -411,17 +424,15 @@ describe('transport failures', () => {
   });
 
   it('aborting a request throws APIUserAbortError and does not retry', async () => {
-    reset(() => {
-      // Never answers.
-    });
     const controller = new AbortController();
-    const pending = makeClient({ maxRetries: 2 }).runtime.execute(EXECUTE_BODY, { signal: controller.signal });
-    setTimeout(() => controller.abort(), 30);
-    const error = await expectRejection(pending);
+    // Never answers; the caller aborts once the request has arrived.
+    reset(() => controller.abort());
+    const counting = countingFetch();
+    const error = await expectRejection(makeClient({ maxRetries: 2, fetch: counting.fetch }).runtime.execute(EXECUTE_BODY, { signal: controller.signal }));
     expect(error).toBeInstanceOf(APIUserAbortError);
     expect(error).toBeInstanceOf(PlatformError);
     expect(error).not.toBeInstanceOf(APIError);
-    expect(requests).toHaveLength(1);
+    expect(counting.attempts).toHaveLength(1);
   });
 
   it('an already aborted signal sends nothing', async () => {
@@ -435,12 +446,13 @@ describe('transport failures', () => {
     reset(() => {
       // Never answers.
     });
-    const error = await expectRejection(makeClient({ timeoutMs: 50, maxRetries: 2 }).runtime.execute(EXECUTE_BODY));
+    const counting = countingFetch();
+    const error = await expectRejection(makeClient({ timeoutMs: 50, maxRetries: 2, fetch: counting.fetch }).runtime.execute(EXECUTE_BODY));
     expect(error).toBeInstanceOf(APITimeoutError);
     expect(error).toBeInstanceOf(APIConnectionError);
     expect(error).not.toBeInstanceOf(APIError);
-    expect(requests).toHaveLength(3);
-    expect(new Set(requests.map((request) => request.headers['idempotency-key'])).size).toBe(1);
+    expect(counting.attempts).toHaveLength(3);
+    expect(new Set(counting.attempts.map((headers) => headers.get('idempotency-key'))).size).toBe(1);
   });
 
   it('a timed-out attempt followed by a quick answer succeeds', async () => {
@@ -645,12 +657,14 @@ describe('responses, options and logging', () => {
       if (attempts === 2) sendJson(response, 409, envelope(409, 'IDEMPOTENCY_KEY_CONFLICT'), { 'retry-after': '0' });
       else sendJson(response, 200, GENERATION);
     });
-    expect(await makeClient({ timeoutMs: 300, maxRetries: 3 }).runtime.execute(EXECUTE_BODY)).toEqual(GENERATION);
-    expect(new Set(requests.map((request) => request.headers['idempotency-key'])).size).toBe(1);
+    const retried = countingFetch();
+    expect(await makeClient({ timeoutMs: 300, maxRetries: 3, fetch: retried.fetch }).runtime.execute(EXECUTE_BODY)).toEqual(GENERATION);
+    expect(new Set(retried.attempts.map((headers) => headers.get('idempotency-key'))).size).toBe(1);
 
     reset((_request, response) => sendJson(response, 409, envelope(409, 'IDEMPOTENCY_KEY_CONFLICT')));
-    await expect(makeClient({ maxRetries: 3 }).runtime.execute(EXECUTE_BODY)).rejects.toBeInstanceOf(ConflictError);
-    expect(requests).toHaveLength(1);
+    const first = countingFetch();
+    await expect(makeClient({ maxRetries: 3, fetch: first.fetch }).runtime.execute(EXECUTE_BODY)).rejects.toBeInstanceOf(ConflictError);
+    expect(first.attempts).toHaveLength(1);
   });
 
   it('a low-level operation without a client throws a PlatformError', () => {
