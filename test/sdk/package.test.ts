@@ -27,7 +27,7 @@ let workspace: TestWorkspace;
 let project: string;
 
 async function admin(...args: string[]): Promise<unknown> {
-	const { stdout } = await run("node", ["--import", "tsx", "scripts/admin.ts", ...args, "--json"], {
+	const { stdout } = await run("npm", ["run", "--silent", "admin", "--", ...args, "--json"], {
 		cwd: ROOT,
 		env: { ...process.env, DATABASE_URL: platform.databaseUrl, SECRET_KEY: TEST_SECRET_KEY },
 	});
