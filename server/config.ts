@@ -1,8 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import type { KnowledgeOptions } from "./knowledge/options";
+
+/** A setting the process cannot start with; its message is the whole story, printed without a stack. */
+export class ConfigurationError extends Error {
+	override readonly name = "ConfigurationError";
+}
+
+/** SECRET_KEY and DATA_DIR/secret-key alike: the key encrypts every stored provider credential. */
+const MINIMUM_SECRET_KEY_LENGTH = 32;
 
 const ZEnvironment = z.object({
 	PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -10,8 +18,11 @@ const ZEnvironment = z.object({
 	PUBLIC_BASE_URL: z.string().url().optional(),
 	DATABASE_URL: z.string().url().optional(),
 	DATA_DIR: z.string().default(".data"),
-	SECRET_KEY: z.string().min(32, "SECRET_KEY must be at least 32 characters").optional(),
+	SECRET_KEY: z.string().min(MINIMUM_SECRET_KEY_LENGTH, `SECRET_KEY must be at least ${MINIMUM_SECRET_KEY_LENGTH} characters`).optional(),
 	LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+	// Socket limits (README, Configuration).
+	HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(1024),
+	HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(120),
 	// Runtime quotas (docs/runtime.md). 0 = unlimited; unset spend quota = unlimited.
 	RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
 	MONTHLY_SPEND_QUOTA_MICRO_USD: z.coerce.number().int().min(0).optional(),
@@ -50,6 +61,7 @@ export interface Config {
 	knowledge: KnowledgeOptions;
 	quotas: { rateLimitPerMinute: number; monthlySpendQuotaMicroUsd: number | null };
 	redisUrl: string | undefined;
+	http: { maxConnections: number; requestTimeoutMs: number };
 }
 
 /**
@@ -61,7 +73,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 	const parsed = ZEnvironment.safeParse(environment);
 	if (!parsed.success) {
 		const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
-		throw new Error(`Invalid configuration: ${problems}`);
+		throw new ConfigurationError(`Invalid configuration: ${problems}`);
 	}
 	const env = parsed.data;
 	const missing = [
@@ -70,7 +82,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 		...(env.KNOWLEDGE_VECTOR_STORE === "pinecone" && !env.PINECONE_API_KEY ? ["PINECONE_API_KEY (KNOWLEDGE_VECTOR_STORE=pinecone)"] : []),
 		...(env.KNOWLEDGE_VECTOR_STORE === "pinecone" && !env.PINECONE_INDEX_HOST ? ["PINECONE_INDEX_HOST (KNOWLEDGE_VECTOR_STORE=pinecone)"] : []),
 	];
-	if (missing.length > 0) throw new Error(`Invalid configuration: missing ${missing.join("; ")}`);
+	if (missing.length > 0) throw new ConfigurationError(`Invalid configuration: missing ${missing.join("; ")}`);
 	const dataDirectory = resolve(env.DATA_DIR);
 	return {
 		port: env.PORT,
@@ -82,6 +94,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 		logLevel: env.LOG_LEVEL,
 		quotas: { rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE, monthlySpendQuotaMicroUsd: env.MONTHLY_SPEND_QUOTA_MICRO_USD ?? null },
 		redisUrl: env.REDIS_URL,
+		http: { maxConnections: env.HTTP_MAX_CONNECTIONS, requestTimeoutMs: Math.round(env.HTTP_REQUEST_TIMEOUT_SECONDS * 1000) },
 		knowledge: {
 			worker: env.KNOWLEDGE_WORKER,
 			workerConcurrency: env.KNOWLEDGE_WORKER_CONCURRENCY,
@@ -115,15 +128,27 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 
 function readOrCreateSecretKey(dataDirectory: string): string {
 	const path = join(dataDirectory, "secret-key");
-	if (existsSync(path)) return readFileSync(path, "utf8").trim();
-	mkdirSync(dataDirectory, { recursive: true });
-	const key = randomBytes(32).toString("base64url");
-	// `wx` fails if another process created it first; then theirs wins and we read it.
-	try {
-		writeFileSync(path, `${key}\n`, { flag: "wx", mode: 0o600 });
-		chmodSync(path, 0o600);
-		return key;
-	} catch {
-		return readFileSync(path, "utf8").trim();
+	if (!existsSync(path)) {
+		mkdirSync(dataDirectory, { recursive: true });
+		// Written under a temporary name, then linked into place: link() fails if another process
+		// (the server and a worker starting together) got there first, and nobody ever reads a
+		// half-written key.
+		const temporary = `${path}.${process.pid}.${randomBytes(6).toString("hex")}`;
+		try {
+			writeFileSync(temporary, `${randomBytes(32).toString("base64url")}\n`, { flag: "wx", mode: 0o600 });
+			chmodSync(temporary, 0o600);
+			linkSync(temporary, path);
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+		} finally {
+			rmSync(temporary, { force: true });
+		}
 	}
+	const key = readFileSync(path, "utf8").trim();
+	if (key.length < MINIMUM_SECRET_KEY_LENGTH) {
+		throw new ConfigurationError(
+			`Invalid configuration: ${path} holds ${key.length === 0 ? "no key" : `a ${key.length}-character key`} and a secret key needs at least ${MINIMUM_SECRET_KEY_LENGTH} characters; restore the original file (stored provider credentials were encrypted with it) or, if nothing was ever stored, delete it to have a new one generated.`,
+		);
+	}
+	return key;
 }

@@ -25,6 +25,7 @@ async function main() {
 		knowledge: config.knowledge,
 		quotas: config.quotas,
 		redisUrl: config.redisUrl,
+		http: config.http,
 	});
 	logger.info("listening", { port: config.port, publicBaseUrl: config.publicBaseUrl });
 

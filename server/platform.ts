@@ -1,7 +1,8 @@
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import { DatabaseNotifications } from "./db/notifications";
+import type { HttpLimits } from "./http/http-server";
 import { openDatabase } from "./db/orm";
 import { declareIngestionQueue } from "./jobs/ingestion-job";
 import { startIngestionWorker, startOrphanSweeper } from "./jobs/ingestion-worker";
@@ -38,6 +39,8 @@ export interface PlatformOptions {
 	quotas?: Partial<QuotaDefaults>;
 	/** REDIS_URL: rate-limit counters in Redis rather than PostgreSQL (docs/runtime.md, Quotas). */
 	redisUrl?: string;
+	/** Socket limits: HTTP_MAX_CONNECTIONS, HTTP_REQUEST_TIMEOUT_SECONDS (server/http/http-server.ts). */
+	http?: Partial<HttpLimits>;
 }
 
 /**
@@ -181,12 +184,9 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 	const { services, close } = await createPlatformServices({ ...options, publicBaseUrl: () => publicBaseUrl }, "server");
 	try {
 		// Loaded here, not at the top: the worker and the operator CLI build the same services without HTTP.
-		const { createRequestListener } = await import("./http/app");
-		const server = createServer(createRequestListener(services)).listen(options.port, options.host ?? "0.0.0.0");
+		const [{ createRequestListener }, { createHttpServer }] = await Promise.all([import("./http/app"), import("./http/http-server")]);
+		const server = createHttpServer(createRequestListener(services), options.http, services.logger).listen(options.port, options.host ?? "0.0.0.0");
 		await once(server, "listening");
-		// Slow clients must not hold sockets forever; long generations stream, so no overall timeout.
-		server.headersTimeout = 30_000;
-		server.keepAliveTimeout = 65_000;
 		const { port } = server.address() as AddressInfo;
 		publicBaseUrl ||= `http://localhost:${port}`;
 		return {

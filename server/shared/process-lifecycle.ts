@@ -14,8 +14,12 @@ export function stopOnSignals(logger: Logger, stop: () => Promise<void>): void {
 	process.once("SIGTERM", () => void onSignal("SIGTERM"));
 }
 
-/** A failed start prints its stack (not a JSON log line: the logger may not exist yet) and exits 1. */
+/**
+ * A failed start prints its stack (not a JSON log line: the logger may not exist yet) and exits 1;
+ * a configuration error (server/config.ts) prints only its message, which says what to fix.
+ */
 export function exitOnStartFailure(error: unknown): never {
-	process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+	const configuration = error instanceof Error && error.name === "ConfigurationError";
+	process.stderr.write(`${error instanceof Error ? (configuration ? error.message : (error.stack ?? error.message)) : String(error)}\n`);
 	process.exit(1);
 }

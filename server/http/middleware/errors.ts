@@ -1,18 +1,17 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import type { TErrorEnvelope } from "../../../contract/schemas/common";
 import { AppError } from "../../shared/app-error";
 import type { Logger } from "../../shared/logger";
-
-/** Past this, a client still sending a rejected body is cut off rather than drained. */
-const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
+import { newRequestId } from "./request-id";
 
 /** The spec's error envelope; plain node:http, so Express routes and the node router share it. */
 export function sendError(request: IncomingMessage, response: ServerResponse, error: AppError): void {
 	const envelope: TErrorEnvelope = { code: error.code, status: error.status, message: error.message };
 	if (error.fields) envelope.fields = error.fields;
 	for (const [name, value] of Object.entries(error.headers ?? {})) response.setHeader(name, value);
-	drainUnreadBody(request);
+	settleUnreadBody(request, response);
 	sendJson(response, error.status, envelope);
 }
 
@@ -24,19 +23,29 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
 	response.end(text);
 }
 
+/** An unread body up to this size is read and discarded so the connection can serve the next request. */
+const DRAINED_BODY_BYTES = 64 * 1024;
+/** ... but only if it arrives within this; a slow sender loses the connection. */
+const DRAIN_GRACE_MS = 2_000;
+
 /**
- * Answering while the client is still sending (e.g. a body over the limit) and then closing the
- * socket makes the client see a reset instead of our envelope; reading and discarding the rest
- * lets it finish sending and read the answer.
+ * An error answered before the body was read (401 before the body, 413 mid-body) must not leave
+ * the connection to the sender's pace. A small declared body (usually in the same packets as the
+ * headers) is read and discarded, for at most DRAIN_GRACE_MS, keeping the connection alive; any
+ * other is never read: the answer says `Connection: close` and the connection closes once it is
+ * written (RFC 9112 §9.6).
  */
-function drainUnreadBody(request: IncomingMessage): void {
-	if (request.complete || request.readableEnded) return;
-	let drained = 0;
+function settleUnreadBody(request: IncomingMessage, response: ServerResponse): void {
+	if (request.complete || request.readableEnded || response.headersSent) return;
+	const declared = Number(request.headers["content-length"]);
+	if (request.headers["transfer-encoding"] !== undefined || !(declared <= DRAINED_BODY_BYTES)) {
+		response.setHeader("Connection", "close");
+		return;
+	}
+	const timer = setTimeout(() => request.socket.destroy(), DRAIN_GRACE_MS);
+	request.once("end", () => clearTimeout(timer));
+	request.once("close", () => clearTimeout(timer));
 	request.unpipe();
-	request.on("data", (chunk: Buffer) => {
-		drained += chunk.length;
-		if (drained > MAX_DRAIN_BYTES) request.socket.destroy();
-	});
 	request.resume();
 }
 
@@ -70,6 +79,53 @@ export function respondWithError(logger: Logger, requestId: string, request: Inc
 
 export function errorHandler(logger: Logger): ErrorRequestHandler {
 	return (error, request, response, _next) => {
+		// Express decodes its routes' path parameters (PUT /uploads/:token) and throws URIError on a malformed %-escape.
+		if (error instanceof URIError) return sendError(request, response, AppError.validation([{ field: "path", issue: "Malformed percent-encoding" }]));
 		respondWithError(logger, request.requestId, request, response, error);
 	};
+}
+
+interface ClientErrorAnswer {
+	status: number;
+	reason: string;
+	code: "INVALID_REQUEST" | "PAYLOAD_TOO_LARGE";
+	message: string;
+}
+
+function clientErrorAnswer(code: string | undefined): ClientErrorAnswer {
+	switch (code) {
+		case "HPE_HEADER_OVERFLOW":
+			return { status: 431, reason: "Request Header Fields Too Large", code: "INVALID_REQUEST", message: "Request headers are too large (16 KiB at most)" };
+		case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
+			return { status: 413, reason: "Payload Too Large", code: "PAYLOAD_TOO_LARGE", message: "Chunk extensions are too large" };
+		case "ERR_HTTP_REQUEST_TIMEOUT":
+			return { status: 408, reason: "Request Timeout", code: "INVALID_REQUEST", message: "The request was not received in time (HTTP_REQUEST_TIMEOUT_SECONDS)" };
+		default:
+			return { status: 400, reason: "Bad Request", code: "INVALID_REQUEST", message: "Malformed HTTP request" };
+	}
+}
+
+/**
+ * The server's `clientError` listener: what Node refuses before there is a request to hand us
+ * (headers over its limit, a request line or header it cannot parse, such as a NUL in a header, a
+ * request not received within `requestTimeout`) is answered in the spec's envelope instead of
+ * Node's bare status line, then the connection is closed. The status stays Node's (431, 408, 400,
+ * 413) so HTTP clients and proxies read it as usual; the code is INVALID_REQUEST or
+ * PAYLOAD_TOO_LARGE.
+ */
+export function answerClientError(logger: Logger, error: Error & { code?: string }, socket: Duplex): void {
+	// Like Node's default handler: never write into a response already under way, nor to a peer that left.
+	const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+	if (error.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) {
+		socket.destroy();
+		return;
+	}
+	const answer = clientErrorAnswer(error.code);
+	const requestId = newRequestId();
+	logger.debug("request refused by the HTTP parser", { requestId, status: answer.status, reason: error.code ?? error.message });
+	const body = JSON.stringify({ code: answer.code, status: answer.status, message: answer.message } satisfies TErrorEnvelope);
+	socket.once("finish", () => socket.destroy());
+	socket.end(
+		`HTTP/1.1 ${answer.status} ${answer.reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+	);
 }

@@ -13,7 +13,7 @@ declare global {
 const CLIENT_REQUEST_ID = /^[\w.:-]{8,128}$/;
 
 /** 12 pooled random bytes (shared/ids.ts): unguessable, without a randomBytes call per request. */
-function newRequestId(): string {
+export function newRequestId(): string {
 	const { bytes, start, end } = takeRandomBytes(12);
 	return `req_${bytes.toString("base64url", start, end)}`;
 }
