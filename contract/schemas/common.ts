@@ -4,6 +4,46 @@ import { z } from "../zod";
 /** Largest accepted request body (spec, Limits: "a limit exists"); beyond it 413 PAYLOAD_TOO_LARGE. 8 MiB leaves room for a 5 MiB direct upload in base64. */
 export const REQUEST_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
+/**
+ * Text PostgreSQL can store: no NUL (U+0000; `text` and `jsonb` refuse it) and no unpaired UTF-16
+ * surrogate (it has no UTF-8 encoding). Every string a client sends (body values and keys, path and
+ * query parameters, headers) must be storable; the server checks the whole request with
+ * findUnstorableText before any schema, so no field can forget it.
+ */
+export const UNSTORABLE_TEXT_ISSUE = "Must not contain NUL (U+0000) or an unpaired UTF-16 surrogate";
+
+/** ES2024's String.prototype.isWellFormed (Node 20+), not in the ES2023 library this project compiles against. */
+type WellFormedCheck = string & { isWellFormed(): boolean };
+
+export function isStorableText(text: string): boolean {
+	return !text.includes("\0") && (text as WellFormedCheck).isWellFormed();
+}
+
+/**
+ * The path of every string, and of every object key, in `value` that is not storable text. Walks
+ * with its own stack: parsed JSON can nest deeper than the call stack.
+ */
+export function findUnstorableText(value: unknown): (string | number)[][] {
+	const found: (string | number)[][] = [];
+	const pending: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
+	for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+		const { value: current, path } = item;
+		if (typeof current === "string") {
+			if (!isStorableText(current)) found.push(path);
+		} else if (Array.isArray(current)) {
+			for (let index = current.length - 1; index >= 0; index--) pending.push({ value: current[index], path: [...path, index] });
+		} else if (typeof current === "object" && current !== null) {
+			const keys = Object.keys(current);
+			for (let index = keys.length - 1; index >= 0; index--) {
+				const key = keys[index];
+				if (!isStorableText(key)) found.push([...path, key]);
+				else pending.push({ value: (current as Record<string, unknown>)[key], path: [...path, key] });
+			}
+		}
+	}
+	return found;
+}
+
 export const ZFieldIssue = z
 	.object({
 		field: z.string().openapi({ example: "config.temperature", description: "Path of the offending value, dotted, with [i] for array items." }),
@@ -21,7 +61,12 @@ export const ZErrorEnvelope = z
 		}),
 		status: z.number().int().openapi({ example: 400, description: "The HTTP status, repeated." }),
 		message: z.string().openapi({ example: "Request body failed validation", description: "Human-readable; not to be matched on." }),
-		fields: z.array(ZFieldIssue).optional().openapi({ description: "Present only for VALIDATION_ERROR." }),
+		fields: z
+			.array(ZFieldIssue)
+			.optional()
+			.openapi({
+				description: `Present only for VALIDATION_ERROR. Text anywhere in a request (body values and keys, path, query, headers) must not contain NUL (U+0000) nor an unpaired UTF-16 surrogate, which PostgreSQL cannot store: such a field is named with the issue "${UNSTORABLE_TEXT_ISSUE}".`,
+			}),
 	})
 	.openapi("ErrorEnvelope", { description: "The error envelope every non-2xx response uses." });
 export type TErrorEnvelope = z.infer<typeof ZErrorEnvelope>;

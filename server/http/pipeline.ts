@@ -12,7 +12,7 @@ import { answerIdempotently } from "./middleware/idempotency";
 import { readJsonBody } from "./middleware/json-body";
 import { sendJson } from "./middleware/errors";
 import { assignRequestId } from "./middleware/request-id";
-import { zodErrorToFields } from "./validation";
+import { unstorableTextFields, zodErrorToFields } from "./validation";
 
 /** Expired rate-limit windows are swept every this many quota-checked requests. */
 const CLEANUP_EVERY_REQUESTS = 1000;
@@ -183,8 +183,11 @@ function validate(exchange: Exchange): void {
 			fields.push({ field: `path.${name}`, issue: "Malformed percent-encoding" });
 		}
 	}
+	const query = schemas.query ? parseQuery(exchange.request.url ?? "") : {};
+	// Text the database cannot store is refused wherever it stands, whatever the schemas say (validation.ts).
+	fields.push(...unstorableTextFields(decoded, "path"), ...unstorableTextFields(query, "query"), ...unstorableTextFields(exchange.rawBody, "body"));
 	exchange.params = parse(schemas.params, decoded, "path") as Record<string, unknown>;
-	exchange.query = parse(schemas.query, schemas.query ? parseQuery(exchange.request.url ?? "") : {}, "query") as Record<string, unknown>;
+	exchange.query = parse(schemas.query, query, "query") as Record<string, unknown>;
 	parse(schemas.headers, exchange.request.headers, "headers");
 	exchange.body = parse(schemas.body, exchange.rawBody, "body");
 	if (fields.length > 0) throw AppError.validation(fields);

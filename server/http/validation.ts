@@ -1,4 +1,5 @@
 import type { ZodError, ZodIssue } from "zod";
+import { findUnstorableText, UNSTORABLE_TEXT_ISSUE } from "../../contract/schemas/common";
 import type { FieldIssue } from "../shared/app-error";
 
 /** `["messages", 0, "role"]` -> `messages[0].role`; the root is `body` (or the part's name). */
@@ -31,4 +32,12 @@ export function zodErrorToFields(error: ZodError, root: string, prefix: (string 
 		}
 	}
 	return fields;
+}
+
+/**
+ * VALIDATION_ERROR fields for text PostgreSQL cannot store, anywhere in one part of a request
+ * (contract/schemas/common.ts, findUnstorableText). Run on every part before the route's schemas.
+ */
+export function unstorableTextFields(value: unknown, root: string): FieldIssue[] {
+	return findUnstorableText(value).map((path) => ({ field: formatPath(path, root), issue: UNSTORABLE_TEXT_ISSUE }));
 }
