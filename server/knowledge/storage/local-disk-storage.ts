@@ -1,11 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { link, mkdir, readFile, rm, stat, unlink, writeFile, rename } from "node:fs/promises";
+import { chmod, link, mkdir, readFile, rm, stat, unlink, writeFile, rename } from "node:fs/promises";
 import { dirname, join, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ObjectStorage, SelfServedUploads, UploadTarget } from "./object-storage";
 import type { UploadTokenSigner } from "./upload-token";
+
+/** Documents are tenants' data: readable by this service's user only, whatever the umask. */
+const FILE_MODE = 0o600;
+const DIRECTORY_MODE = 0o700;
 
 /**
  * The default store: files under DATA_DIR/objects. Presigned URLs point at this server's
@@ -13,6 +17,7 @@ import type { UploadTokenSigner } from "./upload-token";
  */
 export class LocalDiskStorage implements ObjectStorage, SelfServedUploads {
 	private readonly root: string;
+	private rootReady = false;
 
 	constructor(
 		root: string,
@@ -20,6 +25,21 @@ export class LocalDiskStorage implements ObjectStorage, SelfServedUploads {
 		private readonly publicBaseUrl: () => string,
 	) {
 		this.root = resolve(root);
+	}
+
+	/**
+	 * The object's directory, created owner-only. The root is also closed to others when it
+	 * already existed, so files an older version stored world-readable are out of reach too.
+	 */
+	private async prepareDirectoryOf(path: string): Promise<void> {
+		if (!this.rootReady) {
+			// Only the root is made owner-only: its parent (DATA_DIR) may be traversed by the embedded PostgreSQL's user.
+			await mkdir(dirname(this.root), { recursive: true });
+			await mkdir(this.root, { recursive: true, mode: DIRECTORY_MODE });
+			await chmod(this.root, DIRECTORY_MODE);
+			this.rootReady = true;
+		}
+		await mkdir(dirname(path), { recursive: true, mode: DIRECTORY_MODE });
 	}
 
 	/** Keys are ours, but a key must never escape the root whatever it contains. */
@@ -31,10 +51,10 @@ export class LocalDiskStorage implements ObjectStorage, SelfServedUploads {
 
 	async put(key: string, bytes: Buffer): Promise<void> {
 		const path = this.pathOf(key);
-		await mkdir(dirname(path), { recursive: true });
+		await this.prepareDirectoryOf(path);
 		// Write then rename: a reader never sees a half-written file.
 		const temporary = `${path}.${randomBytes(6).toString("hex")}.partial`;
-		await writeFile(temporary, bytes);
+		await writeFile(temporary, bytes, { mode: FILE_MODE });
 		await rename(temporary, path);
 	}
 
@@ -72,7 +92,7 @@ export class LocalDiskStorage implements ObjectStorage, SelfServedUploads {
 
 	async putOnce(key: string, body: Readable, expectedBytes: number): Promise<"stored" | "exists" | "size-mismatch"> {
 		const path = this.pathOf(key);
-		await mkdir(dirname(path), { recursive: true });
+		await this.prepareDirectoryOf(path);
 		if ((await this.size(key)) !== null) return "exists";
 		const temporary = `${path}.${randomBytes(6).toString("hex")}.partial`;
 		let received = 0;
@@ -80,7 +100,7 @@ export class LocalDiskStorage implements ObjectStorage, SelfServedUploads {
 			received += chunk.length;
 		});
 		try {
-			await pipeline(body, createWriteStream(temporary, { flags: "wx" }));
+			await pipeline(body, createWriteStream(temporary, { flags: "wx", mode: FILE_MODE }));
 			if (received !== expectedBytes) return "size-mismatch";
 			// link() fails with EEXIST when a concurrent PUT won: exactly one upload is ever accepted.
 			try {
