@@ -124,13 +124,8 @@ export async function createPlatformServices(
 				},
 			},
 		);
-		const traces = new TraceWriter(
-			() => orm.em.fork(),
-			logger,
-			(batch) => {
-				for (const trace of batch) quotas.addSpend(trace.workspace, trace.costMicroUsd);
-			},
-		);
+		// The quota counts this process's spend from the end of each generation (SpendLedger).
+		const traces = new TraceWriter(() => orm.em.fork(), logger, quotas);
 		// After the HTTP server has closed: in-flight generations have recorded their traces by now.
 		closers.push(() => traces.close());
 

@@ -1,5 +1,6 @@
 import type { ErrorCode } from "../../contract/errors";
 import { AppError } from "../shared/app-error";
+import { sanitizeProviderText } from "./sanitize-text";
 
 /**
  * Why a provider call failed, independent of provider and SDK. Each kind maps to one catalog code
@@ -45,7 +46,8 @@ export class ProviderError extends AppError {
 		options: { retryAfterMs?: number; upstreamStatus?: number; retryable?: boolean; cause?: unknown } = {},
 	) {
 		const retryAfterSeconds = options.retryAfterMs === undefined ? undefined : Math.max(1, Math.ceil(options.retryAfterMs / 1000));
-		super(CODE_BY_KIND[kind], message, {
+		// Messages quote provider error bodies and are traced: only text the database can store.
+		super(CODE_BY_KIND[kind], sanitizeProviderText(message), {
 			cause: options.cause,
 			// Forwarded so our caller backs off as long as the provider asked us to (RFC 9110 §10.2.3).
 			headers: kind === "rate_limited" && retryAfterSeconds !== undefined ? { "Retry-After": String(retryAfterSeconds) } : undefined,

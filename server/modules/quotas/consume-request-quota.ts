@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "../../shared/app-error";
 import { invalidApiKeyError } from "../api-keys/authenticate-api-key";
+import type { SpendLedger } from "../traces/trace-writer";
 import type { WindowCounter } from "./redis-window-counter";
 
 export interface QuotaDefaults {
@@ -63,11 +64,15 @@ type Row = { rate_limit_per_minute: number | null; monthly_spend_quota_micro_usd
  * falls back to the PostgreSQL counter.
  *
  * Spend: the workspace's limit and spend are read with each claim and at least every second;
- * this process's own traced cost is added as the trace writer flushes (addSpend), so the quota
- * lags other instances' spend by up to ~1.2 s, and a burst can overshoot it slightly.
+ * this process's own cost counts the moment a generation ends (addUnstoredSpend, until the trace
+ * writer has stored it), so the quota lags only other instances' spend, by up to ~1.2 s. A request
+ * is admitted while the spend is below the quota: generations already running when it is reached
+ * still finish.
  */
-export class RequestQuotas {
+export class RequestQuotas implements SpendLedger {
 	private readonly keys = new Map<string, KeyState>();
+	/** Per workspace: cost this process traced that is not in workspace_monthly_spend yet (trace-writer.ts). */
+	private readonly unstoredSpend = new Map<string, number>();
 
 	constructor(
 		private readonly defaults: QuotaDefaults,
@@ -84,9 +89,22 @@ export class RequestQuotas {
 		return this.consumeAfterClaim(em, input, now);
 	}
 
-	/** Adds cost this process has just traced, so its own spend counts before the next re-read. */
-	addSpend(workspaceId: string, costMicroUsd: number): void {
+	/** A generation of this process just ended with this cost: it counts at once, before it is stored. */
+	addUnstoredSpend(workspaceId: string, costMicroUsd: number): void {
 		if (costMicroUsd <= 0) return;
+		this.unstoredSpend.set(workspaceId, (this.unstoredSpend.get(workspaceId) ?? 0) + costMicroUsd);
+	}
+
+	/**
+	 * That cost is now in workspace_monthly_spend: it moves into the spend figure read from there
+	 * (which may already include it, if read since: counted twice until the next re-read, which
+	 * errs on the side of the quota).
+	 */
+	markSpendStored(workspaceId: string, costMicroUsd: number): void {
+		if (costMicroUsd <= 0) return;
+		const left = (this.unstoredSpend.get(workspaceId) ?? 0) - costMicroUsd;
+		if (left > 0) this.unstoredSpend.set(workspaceId, left);
+		else this.unstoredSpend.delete(workspaceId);
 		for (const state of this.keys.values()) if (state.workspaceId === workspaceId) state.spent += costMicroUsd;
 	}
 
@@ -114,7 +132,7 @@ export class RequestQuotas {
 
 	/** "ok" when this request may run, "claim" when a database round trip is needed, else the refusal. */
 	private take(state: KeyState, now: number): "ok" | "claim" | AppError {
-		if (state.quota !== null && state.spent >= state.quota) {
+		if (state.quota !== null && state.spent + (this.unstoredSpend.get(state.workspaceId) ?? 0) >= state.quota) {
 			return new AppError("COST_QUOTA_EXCEEDED", "The workspace's monthly spend quota is reached; raise it or wait for the next month");
 		}
 		if (state.limit <= 0) return now - state.checkedAt < REFRESH_MS ? "ok" : "claim";

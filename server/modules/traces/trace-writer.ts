@@ -5,10 +5,13 @@ import { newId } from "../../shared/ids";
 import { describePrincipal } from "../../shared/principal";
 import type { Logger } from "../../shared/logger";
 import type { GenerationOutcome } from "../runtime/run-generation";
+import { monthOf } from "../quotas/consume-request-quota";
 import { costInMicroUsd } from "./model-prices";
 
 const FLUSH_INTERVAL_MS = 200;
 const FLUSH_SIZE = 100;
+/** Spend that could not be stored is tried again this often while nothing else flushes. */
+const RETRY_SPEND_MS = 5_000;
 /** Past this, traces are dropped (and counted in the log) rather than growing memory without bound. */
 const MAX_BUFFERED = 10_000;
 
@@ -100,29 +103,67 @@ function rowOf(trace: PendingTrace): Record<(typeof COLUMNS)[number], unknown> {
 	};
 }
 
+/** The spend counters alone, for cost whose trace could not be written: the quota must hold regardless. */
+const ADD_SPEND = `
+	insert into workspace_monthly_spend (workspace, month, cost_micro_usd)
+	select workspace, month, cost_micro_usd from json_populate_recordset(null::workspace_monthly_spend, ?::json)
+	on conflict (workspace, month) do update set cost_micro_usd = workspace_monthly_spend.cost_micro_usd + excluded.cost_micro_usd`;
+
+/** A PostgreSQL error code (SQLSTATE): the database answered and refused the statement. */
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+
+/** The monthly spend figure the quota reads; RequestQuotas (server/modules/quotas) keeps it. */
+export interface SpendLedger {
+	/** Cost traced in this process and not yet stored: counted against the quota from now on. */
+	addUnstoredSpend(workspaceId: string, costMicroUsd: number): void;
+	/** That cost is now in workspace_monthly_spend. */
+	markSpendStored(workspaceId: string, costMicroUsd: number): void;
+}
+
+interface UnstoredSpend {
+	workspace: string;
+	/** `YYYY-MM-01`, UTC, as INSERT_BATCH counts months. */
+	month: string;
+	cost_micro_usd: number;
+}
+
 /**
  * Traces are written off the response path: generations push into a buffer that is flushed in one
  * statement (INSERT_BATCH) every 200 ms or 100 traces, and once more on close.
+ *
+ * One row the database refuses (text it cannot store that got past the contract and the provider
+ * sanitizing, or anything else) must not cost other workspaces their traces or their spend: a
+ * refused batch is written again row by row, and a row refused alone is logged with its id and its
+ * cost still goes to the spend counters. Spend that could not be stored at all (database
+ * unreachable) is kept and retried with each flush; until stored it counts against the quota in
+ * this process (SpendLedger), from the moment the generation ends.
  */
 export class TraceWriter {
 	private buffer: PendingTrace[] = [];
 	private timer: NodeJS.Timeout | null = null;
 	private flushing: Promise<void> = Promise.resolve();
 	private dropped = 0;
+	private closed = false;
+	/** Per workspace and month: cost not in workspace_monthly_spend yet, whose trace is not in the buffer. */
+	private readonly unstoredSpend = new Map<string, UnstoredSpend>();
 
 	constructor(
 		private readonly em: () => EntityManager,
 		private readonly logger: Logger,
-		/** Called after each successful flush with what it wrote: this process's spend reaches the quota check at once. */
-		private readonly onFlushed: (traces: readonly PendingTrace[]) => void,
+		private readonly spend: SpendLedger,
 	) {}
 
 	record(outcome: GenerationOutcome): void {
+		const trace = traceOf(outcome);
+		if (trace.costMicroUsd > 0) this.spend.addUnstoredSpend(trace.workspace, trace.costMicroUsd);
 		if (this.buffer.length >= MAX_BUFFERED) {
+			// The trace is dropped; its cost is not.
 			this.dropped += 1;
+			this.keepUnstoredSpend(trace);
+			this.timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
 			return;
 		}
-		this.buffer.push(traceOf(outcome));
+		this.buffer.push(trace);
 		if (this.buffer.length >= FLUSH_SIZE) void this.flush();
 		else this.timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
 	}
@@ -133,25 +174,81 @@ export class TraceWriter {
 		this.timer = null;
 		const batch = this.buffer;
 		this.buffer = [];
-		this.flushing = this.flushing.then(() => (batch.length > 0 ? this.write(batch) : undefined));
+		this.flushing = this.flushing.then(() => this.write(batch));
 		return this.flushing;
 	}
 
 	private async write(batch: PendingTrace[]): Promise<void> {
-		try {
-			// knex's raw sends the binding as a pg parameter; em.execute would quote it in JavaScript.
-			await this.em().getKnex().raw(INSERT_BATCH, [JSON.stringify(batch.map(rowOf))]);
-			this.onFlushed(batch);
-		} catch (error) {
-			this.logger.error("traces not written", { count: batch.length, error });
+		if (batch.length > 0) {
+			try {
+				await this.insert(batch);
+			} catch (error) {
+				if (!SQLSTATE.test(String((error as { code?: unknown }).code))) {
+					// Not a refusal (the database is unreachable): the rows would fail alike one by one.
+					this.logger.error("traces not written", { count: batch.length, error });
+					for (const trace of batch) this.keepUnstoredSpend(trace);
+				} else {
+					this.logger.warn("trace batch refused; writing its rows one by one", { count: batch.length, error });
+					await this.insertOneByOne(batch);
+				}
+			}
 		}
+		if (this.unstoredSpend.size > 0) await this.storeUnstoredSpend();
 		if (this.dropped > 0) {
-			this.logger.warn("traces dropped: buffer full", { count: this.dropped });
+			this.logger.warn("traces dropped: buffer full (their cost is still counted)", { count: this.dropped });
 			this.dropped = 0;
 		}
 	}
 
+	/** One statement: the traces and their cost in the spend counters. */
+	private async insert(traces: PendingTrace[]): Promise<void> {
+		// knex's raw sends the binding as a pg parameter; em.execute would quote it in JavaScript.
+		await this.em().getKnex().raw(INSERT_BATCH, [JSON.stringify(traces.map(rowOf))]);
+		for (const trace of traces) if (trace.costMicroUsd > 0) this.spend.markSpendStored(trace.workspace, trace.costMicroUsd);
+	}
+
+	private async insertOneByOne(batch: PendingTrace[]): Promise<void> {
+		for (const trace of batch) {
+			try {
+				await this.insert([trace]);
+			} catch (error) {
+				this.logger.error("trace not written; its cost is still counted", { traceId: trace.id, workspaceId: trace.workspace, error });
+				this.keepUnstoredSpend(trace);
+			}
+		}
+	}
+
+	private keepUnstoredSpend(trace: PendingTrace): void {
+		if (trace.costMicroUsd <= 0) return;
+		const month = monthOf(trace.createdAt);
+		const key = `${trace.workspace}\n${month}`;
+		const entry = this.unstoredSpend.get(key) ?? { workspace: trace.workspace, month, cost_micro_usd: 0 };
+		entry.cost_micro_usd += trace.costMicroUsd;
+		this.unstoredSpend.set(key, entry);
+	}
+
+	private async storeUnstoredSpend(): Promise<void> {
+		const entries = [...this.unstoredSpend.values()];
+		this.unstoredSpend.clear();
+		try {
+			await this.em().getKnex().raw(ADD_SPEND, [JSON.stringify(entries)]);
+			for (const entry of entries) this.spend.markSpendStored(entry.workspace, entry.cost_micro_usd);
+		} catch (error) {
+			this.logger.error("spend not stored yet; retried with the next flush", { workspaces: entries.length, error });
+			for (const entry of entries) {
+				const key = `${entry.workspace}\n${entry.month}`;
+				const newer = this.unstoredSpend.get(key);
+				this.unstoredSpend.set(key, newer ? { ...entry, cost_micro_usd: entry.cost_micro_usd + newer.cost_micro_usd } : entry);
+			}
+			if (!this.closed) this.timer ??= setTimeout(() => void this.flush(), RETRY_SPEND_MS);
+		}
+	}
+
 	async close(): Promise<void> {
+		this.closed = true;
 		await this.flush();
+		if (this.timer) clearTimeout(this.timer);
+		this.timer = null;
+		if (this.unstoredSpend.size > 0) this.logger.error("spend not stored at shutdown", { spend: [...this.unstoredSpend.values()] });
 	}
 }

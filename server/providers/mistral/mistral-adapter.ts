@@ -3,6 +3,7 @@ import type { ContentChunk } from "@mistralai/mistralai/models/components";
 import { ConnectionError, MistralError, RequestAbortedError, RequestTimeoutError, ResponseValidationError, SDKValidationError } from "@mistralai/mistralai/models/errors";
 import { normaliseFinishReason } from "../openai/openai-adapter";
 import { ProviderError } from "../provider-error";
+import { sanitizeProviderText, StreamTextSanitizer } from "../sanitize-text";
 import type { FinishReason, GenerationOutput, GenerationRequest, ProviderAdapter, ProviderConnection, ProviderStreamEvent, TokenUsage } from "../types";
 import { EMPTY_USAGE } from "../types";
 import { abortedFailure, connectionFailure, malformedResponse, providerErrorFromStatus, truncatedStream } from "../upstream-errors";
@@ -83,7 +84,7 @@ export function createMistralAdapter(connection: ProviderConnection): ProviderAd
 				const choice = response.choices?.[0];
 				if (!choice) throw malformedResponse(PROVIDER_NAME, "no choices in the completion");
 				return {
-					content: textOf(choice.message?.content),
+					content: sanitizeProviderText(textOf(choice.message?.content)),
 					finishReason: normaliseFinishReason(choice.finishReason),
 					usage: toUsage(response.usage),
 				};
@@ -95,11 +96,12 @@ export function createMistralAdapter(connection: ProviderConnection): ProviderAd
 		async *stream(request, signal): AsyncIterable<ProviderStreamEvent> {
 			let finishReason: FinishReason | undefined;
 			let usage: TokenUsage = { ...EMPTY_USAGE };
+			const text = new StreamTextSanitizer();
 			try {
 				const events = await client.chat.stream(body(request), { signal: signal.toAbortSignal(), retries: NO_RETRIES });
 				for await (const event of events) {
 					const choice = event.data.choices[0];
-					const content = textOf(choice?.delta.content);
+					const content = text.push(textOf(choice?.delta.content));
 					if (content) yield { type: "delta", content };
 					if (choice?.finishReason) finishReason = normaliseFinishReason(choice.finishReason);
 					// Mistral puts usage on the last chunk unasked.
@@ -112,6 +114,8 @@ export function createMistralAdapter(connection: ProviderConnection): ProviderAd
 			// an end of stream: a stream is only complete once the provider said why it finished.
 			if (signal.aborted) throw abortedFailure(PROVIDER_NAME);
 			if (!finishReason) throw truncatedStream(PROVIDER_NAME);
+			const rest = text.flush();
+			if (rest) yield { type: "delta", content: rest };
 			yield { type: "usage", ...usage };
 			yield { type: "finish", finishReason };
 		},

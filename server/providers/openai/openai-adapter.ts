@@ -4,6 +4,7 @@ import type { UpstreamHttp } from "../upstream-http";
 import { ChatCompletionsEndpoint } from "./chat-completions";
 import { readChunk, readCompletion } from "./read-completion";
 import { ProviderError } from "../provider-error";
+import { sanitizeProviderText, StreamTextSanitizer } from "../sanitize-text";
 import type { FinishReason, GenerationOutput, GenerationRequest, ProviderAdapter, ProviderConnection, ProviderStreamEvent, TokenUsage } from "../types";
 import { EMPTY_USAGE } from "../types";
 import { abortedFailure, connectionFailure, malformedResponse, providerErrorFromStatus, truncatedStream } from "../upstream-errors";
@@ -86,18 +87,20 @@ export function createOpenAiAdapter(options: OpenAiAdapterOptions): ProviderAdap
 		async generate(request, signal): Promise<GenerationOutput> {
 			const completion = readCompletion(await chat.complete(body(request), signal));
 			if (!completion) throw malformedResponse(providerName, "no choices in the completion");
-			return { content: completion.content, finishReason: normaliseFinishReason(completion.finishReason), usage: completion.usage ?? { ...EMPTY_USAGE } };
+			return { content: sanitizeProviderText(completion.content), finishReason: normaliseFinishReason(completion.finishReason), usage: completion.usage ?? { ...EMPTY_USAGE } };
 		},
 
 		async *stream(request, signal): AsyncIterable<ProviderStreamEvent> {
 			let finishReason: FinishReason | undefined;
 			let usage: TokenUsage = { ...EMPTY_USAGE };
+			const text = new StreamTextSanitizer();
 			try {
 				// include_usage: the final chunk (empty choices) carries the token counts.
 				for await (const raw of chat.stream({ ...body(request), stream_options: { include_usage: true } }, signal)) {
 					const chunk = readChunk(raw);
 					if (!chunk) throw malformedResponse(providerName, "unreadable stream chunk");
-					if (chunk.content) yield { type: "delta", content: chunk.content };
+					const content = chunk.content ? text.push(chunk.content) : "";
+					if (content) yield { type: "delta", content };
 					if (chunk.finishReason) finishReason = normaliseFinishReason(chunk.finishReason);
 					if (chunk.usage) usage = chunk.usage;
 				}
@@ -108,6 +111,8 @@ export function createOpenAiAdapter(options: OpenAiAdapterOptions): ProviderAdap
 			// provider said why it finished.
 			if (signal.aborted) throw abortedFailure(providerName);
 			if (!finishReason) throw truncatedStream(providerName);
+			const rest = text.flush();
+			if (rest) yield { type: "delta", content: rest };
 			yield { type: "usage", ...usage };
 			yield { type: "finish", finishReason };
 		},
