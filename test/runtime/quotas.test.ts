@@ -1,4 +1,5 @@
 import { createClient } from "@redis/client";
+import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { revokeApiKey } from "../../server/modules/api-keys/revoke-api-key";
 import { type RunningPlatform, startPlatform } from "../../server/platform";
@@ -29,9 +30,70 @@ const execute = (baseUrl: string, key: string, body: unknown = executeBody()) =>
 	fetch(`${baseUrl}/runtime/execute`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
 
 /** Fixed one-minute windows: start a counting test well inside one so it cannot straddle two. */
-async function awayFromMinuteBoundary() {
+async function awayFromMinuteBoundary(marginMs = 10_000) {
 	const intoMinute = Date.now() % 60_000;
-	if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 100));
+	if (intoMinute > 60_000 - marginMs) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 100));
+}
+
+/** A burst may first wait up to 25 s for a fresh window. */
+const BURST_TIMEOUT_MS = 90_000;
+
+const limitedKey = async (limit: number) => {
+	const workspace = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+	await platform.orm.em.fork().getConnection().execute("update workspaces set rate_limit_per_minute = ? where id = ?", [limit, workspace.workspaceId]);
+	return workspace.createKey(["runtime:execute"]);
+};
+
+/**
+ * `count` concurrent generations on one fresh key, spread over `instances` in turn: exactly `limit`
+ * succeed, every other one is 429 RATE_LIMITED whose Retry-After is the whole seconds until the
+ * window ends (when a request can next succeed), and the provider sees exactly `limit` calls.
+ *
+ * Client and servers share this process's event loop, which would let requests trickle in one by
+ * one; to make the burst a real one, the workspaces table is locked (another connection, as a busy
+ * database would) until every request has reached a server, so they all meet at the quota.
+ */
+async function expectBurstGetsItsLimit(instances: RunningPlatform[], limit: number, count: number) {
+	const key = await limitedKey(limit);
+	// The burst must fit in one window, even on a loaded machine.
+	await awayFromMinuteBoundary(25_000);
+	const blocker = new pg.Client({ connectionString: platform.databaseUrl });
+	await blocker.connect();
+	let received = 0;
+	let allReceived!: () => void;
+	const arrived = new Promise<void>((resolve) => (allReceived = resolve));
+	const onRequest = () => {
+		if (++received === count) allReceived();
+	};
+	for (const instance of instances) instance.server.on("request", onRequest);
+	try {
+		await blocker.query("begin");
+		await blocker.query("lock table workspaces in access exclusive mode");
+		const sentAt = Date.now();
+		const pending = Promise.all(
+			Array.from({ length: count }, async (_, index) => {
+				const response = await execute(instances[index % instances.length].url, key.key);
+				const body = await response.json();
+				return { status: response.status, code: body.code as string | undefined, retryAfter: Number(response.headers.get("retry-after")), receivedAt: Date.now() };
+			}),
+		);
+		await arrived;
+		await blocker.query("commit");
+		const answers = await pending;
+		const windowEnd = Math.floor(sentAt / 60_000) * 60_000 + 60_000;
+		const refused = answers.filter((answer) => answer.status !== 200);
+		expect(answers.length - refused.length).toBe(limit);
+		expect(refused).toHaveLength(count - limit);
+		for (const answer of refused) {
+			expect(answer).toMatchObject({ status: 429, code: "RATE_LIMITED" });
+			expect(answer.receivedAt + answer.retryAfter * 1000).toBeGreaterThanOrEqual(windowEnd);
+			expect(sentAt + answer.retryAfter * 1000).toBeLessThan(windowEnd + 1000);
+		}
+		expect(standIn.requests).toHaveLength(limit);
+	} finally {
+		for (const instance of instances) instance.server.off("request", onRequest);
+		await blocker.end();
+	}
 }
 
 describe("quotas", () => {
@@ -50,6 +112,14 @@ describe("quotas", () => {
 		expect(retryAfter).toBeLessThanOrEqual(60);
 		expect(standIn.requests).toHaveLength(4);
 	});
+
+	it("a burst of 200 concurrent requests against 100/minute gets exactly 100, on one instance", async () => {
+		await expectBurstGetsItsLimit([platform], 100, 200);
+	}, BURST_TIMEOUT_MS);
+
+	it("a burst of 200 concurrent requests against 100/minute gets exactly 100, on two instances sharing the database", async () => {
+		await expectBurstGetsItsLimit([platform, secondInstance], 100, 200);
+	}, BURST_TIMEOUT_MS);
 
 	it("refuses generations once the workspace's monthly traced spend reaches its quota", async () => {
 		const { apiKey, workspaceId } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
@@ -93,11 +163,6 @@ describe("quotas with REDIS_URL", () => {
 		await redis?.stop();
 	});
 
-	const limitedKey = async (limit: number) => {
-		const workspace = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
-		await platform.orm.em.fork().getConnection().execute("update workspaces set rate_limit_per_minute = ? where id = ?", [limit, workspace.workspaceId]);
-		return workspace.createKey(["runtime:execute"]);
-	};
 	const windowRows = async (apiKeyId: string) =>
 		(await platform.orm.em.fork().getConnection().execute<{ request_count: number }[]>("select request_count from rate_limit_windows where subject = ?", [`key:${apiKeyId}`])).map(
 			(row) => row.request_count,
@@ -127,6 +192,15 @@ describe("quotas with REDIS_URL", () => {
 		}
 		expect(await windowRows(key.id)).toEqual([]);
 	});
+
+	it("a burst of 200 concurrent requests against 100/minute gets exactly 100, on one instance", async () => {
+		await expectBurstGetsItsLimit([await startInstance(redis.url)], 100, 200);
+	}, BURST_TIMEOUT_MS);
+
+	it("a burst of 200 concurrent requests against 100/minute gets exactly 100, on two instances sharing Redis", async () => {
+		const [first, second] = [await startInstance(redis.url), await startInstance(redis.url)];
+		await expectBurstGetsItsLimit([first, second], 100, 200);
+	}, BURST_TIMEOUT_MS);
 
 	it("falls back to the PostgreSQL counter while Redis does not answer", async () => {
 		const unreachable = await startInstance(`redis://127.0.0.1:${await freePort()}`);

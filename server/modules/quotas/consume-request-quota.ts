@@ -26,9 +26,18 @@ export function monthOf(date: Date): string {
 	return `${date.toISOString().slice(0, 7)}-01`;
 }
 
-/** How many requests one reservation claims for a limit: 1 for small limits, so they stay exact (same formula as the SQL). */
+/** The smallest claim for a limit: 1 for small limits, so they stay exact (same formula as the SQL). */
 export function reservationSize(limit: number): number {
 	return Math.max(1, Math.min(MAX_BLOCK, Math.floor(limit / BLOCK_DIVISOR)));
+}
+
+/**
+ * How many requests one claim takes: a block, or as many as are waiting when more are, never more
+ * than the limit (same formula as the SQL). A burst is thus decided in a round trip or two
+ * whatever its size, and a block left unused stays small.
+ */
+export function claimSize(limit: number, waiting: number): number {
+	return Math.min(limit, Math.max(reservationSize(limit), waiting));
 }
 
 interface KeyState {
@@ -42,7 +51,9 @@ interface KeyState {
 	quota: number | null;
 	spent: number;
 	checkedAt: number;
-	refreshing?: Promise<void>;
+	/** Requests of this key waiting for a claim, first come first served. */
+	waiting: { resolve: () => void; reject: (error: unknown) => void }[];
+	claiming: boolean;
 }
 
 type Row = { rate_limit_per_minute: number | null; monthly_spend_quota_micro_usd: string | null; spent: string | null; claimed: number | null };
@@ -52,12 +63,15 @@ type Row = { rate_limit_per_minute: number | null; monthly_spend_quota_micro_usd
  * Per-key rate limit and per-workspace spend quota, without a database write per request.
  *
  * Rate limit: a fixed one-minute window per key, counted in `rate_limit_windows` so it holds
- * across server instances. Each process claims requests in blocks with one atomic upsert that
- * adds the block to the window's counter; the block's requests numbered up to the limit are
- * granted, the rest refused. Claims are disjoint ranges of one counter, so the sum of what all
- * processes grant never exceeds the limit. A block is at most 1/20 of the limit (1 for limits
- * under 40, i.e. exact per-request counting), so requests a process reserved but did not use can
- * refuse other instances at most that much early.
+ * across server instances. Each process claims requests with one atomic upsert that adds the
+ * claim to the window's counter; the claim's requests numbered up to the limit are granted, the
+ * rest refused. Claims are disjoint ranges of one counter, so the sum of what all processes grant
+ * never exceeds the limit. Requests that find nothing reserved queue per key, and one claim at a
+ * time serves them in order, sized to the queue (claimSize): a burst of any size gets exactly what
+ * is left of the limit, the rest 429 with the seconds until the window ends. A claim with no burst
+ * behind it takes a block of 1/20 of the limit (1 for limits under 40, i.e. exact per-request
+ * counting), so requests a process reserved but did not use can refuse other instances at most
+ * that much early.
  *
  * With REDIS_URL the window counters live in Redis instead (redis-window-counter.ts: the same
  * block claims, one INCRBY each), and PostgreSQL is only read; while Redis is unreachable a claim
@@ -82,11 +96,57 @@ export class RequestQuotas implements SpendLedger {
 	/** Resolves at once (no database) while the key has reserved requests and fresh settings. */
 	consume(em: () => EntityManager, input: { apiKeyId: string; workspaceId: string }, now = Date.now()): Promise<void> | undefined {
 		const state = this.keys.get(input.apiKeyId);
-		if (state && state.workspaceId === input.workspaceId && now - state.checkedAt < REFRESH_MS) {
+		if (state && state.workspaceId === input.workspaceId && state.waiting.length === 0 && now - state.checkedAt < REFRESH_MS) {
 			const verdict = this.take(state, now);
 			if (verdict !== "claim") return verdict === "ok" ? undefined : Promise.reject(verdict);
 		}
-		return this.consumeAfterClaim(em, input, now);
+		return this.wait(em, input);
+	}
+
+	/** Queues the request behind the key's claim, starting one if none runs. */
+	private wait(em: () => EntityManager, input: { apiKeyId: string; workspaceId: string }): Promise<void> {
+		let state = this.keys.get(input.apiKeyId);
+		if (!state || state.workspaceId !== input.workspaceId) {
+			state = { workspaceId: input.workspaceId, windowStart: 0, remaining: 0, exhausted: false, limit: 0, quota: null, spent: 0, checkedAt: -Infinity, waiting: [], claiming: false };
+			if (this.keys.size >= MAX_TRACKED_KEYS) this.keys.delete(this.keys.keys().next().value as string);
+			this.keys.set(input.apiKeyId, state);
+		}
+		const queued = state;
+		return new Promise<void>((resolve, reject) => {
+			queued.waiting.push({ resolve, reject });
+			if (!queued.claiming) void this.serveWaiting(em, input.apiKeyId, queued);
+		});
+	}
+
+	/**
+	 * One claim at a time per key, each sized to the requests then waiting; after each, waiting
+	 * requests are granted in order while reserved requests last, and all refused once the window
+	 * is used up. Requests arriving meanwhile join the queue and the next claim.
+	 */
+	private async serveWaiting(em: () => EntityManager, apiKeyId: string, state: KeyState): Promise<void> {
+		state.claiming = true;
+		try {
+			while (state.waiting.length > 0) {
+				try {
+					await this.claim(em(), apiKeyId, state, Date.now(), state.waiting.length);
+				} catch (error) {
+					// The key was revoked, or the store failed: every request waiting on it learns so.
+					for (const waiter of state.waiting.splice(0)) waiter.reject(error);
+					return;
+				}
+				const now = Date.now();
+				let decided = 0;
+				for (; decided < state.waiting.length; decided++) {
+					const verdict = this.take(state, now);
+					if (verdict === "claim") break;
+					if (verdict === "ok") state.waiting[decided].resolve();
+					else state.waiting[decided].reject(verdict);
+				}
+				state.waiting.splice(0, decided);
+			}
+		} finally {
+			state.claiming = false;
+		}
 	}
 
 	/** A generation of this process just ended with this cost: it counts at once, before it is stored. */
@@ -106,28 +166,6 @@ export class RequestQuotas implements SpendLedger {
 		if (left > 0) this.unstoredSpend.set(workspaceId, left);
 		else this.unstoredSpend.delete(workspaceId);
 		for (const state of this.keys.values()) if (state.workspaceId === workspaceId) state.spent += costMicroUsd;
-	}
-
-	private async consumeAfterClaim(em: () => EntityManager, input: { apiKeyId: string; workspaceId: string }, now: number): Promise<void> {
-		for (let attempt = 0; ; attempt++) {
-			let state = this.keys.get(input.apiKeyId);
-			if (!state || state.workspaceId !== input.workspaceId) {
-				state = { workspaceId: input.workspaceId, windowStart: 0, remaining: 0, exhausted: false, limit: 0, quota: null, spent: 0, checkedAt: -Infinity };
-				if (this.keys.size >= MAX_TRACKED_KEYS) this.keys.delete(this.keys.keys().next().value as string);
-				this.keys.set(input.apiKeyId, state);
-			}
-			// One claim in flight per key: concurrent requests wait for it rather than each claiming.
-			const pending = (state.refreshing ??= this.claim(em(), input.apiKeyId, state, now).finally(() => {
-				(state as KeyState).refreshing = undefined;
-			}));
-			await pending;
-			const verdict = this.take(state, Date.now());
-			if (verdict === "ok") return;
-			if (verdict !== "claim") throw verdict;
-			// Others used the whole claim before we got our turn: claim again (bounded, then refuse).
-			if (attempt >= 3) throw this.rateLimited(state, Date.now());
-			now = Date.now();
-		}
 	}
 
 	/** "ok" when this request may run, "claim" when a database round trip is needed, else the refusal. */
@@ -151,15 +189,17 @@ export class RequestQuotas implements SpendLedger {
 
 	/**
 	 * One round trip: re-reads the workspace's limits and spend (and that the key is live), and,
-	 * if the key is limited and has nothing reserved in this window, claims a block (a second
-	 * round trip, to Redis, when the counters live there).
+	 * if the key is limited and has fewer requests reserved in this window than `waiting`, claims
+	 * claimSize(limit, the shortfall) (a second round trip, to Redis, when the counters live there).
 	 */
-	private async claim(em: EntityManager, apiKeyId: string, state: KeyState, now: number): Promise<void> {
+	private async claim(em: EntityManager, apiKeyId: string, state: KeyState, now: number, waiting: number): Promise<void> {
 		const windowStart = windowStartOf(now);
 		const sameWindow = state.windowStart === windowStart;
-		const needTokens = !sameWindow || state.remaining === 0;
+		// An exhausted key (nothing reserved) claims again: its limit may have been raised since.
+		const wanted = sameWindow ? Math.max(0, waiting - state.remaining) : waiting;
+		const needTokens = wanted > 0;
 		const inRedis = needTokens && this.counter !== undefined;
-		let row = await this.readAndClaim(em, apiKeyId, state.workspaceId, windowStart, needTokens && !inRedis);
+		let row = await this.readAndClaim(em, apiKeyId, state.workspaceId, windowStart, needTokens && !inRedis, Math.max(1, wanted));
 		// The key is re-checked with every claim: never trusted from the cache alone for long.
 		if (!row) {
 			this.keys.delete(apiKeyId);
@@ -168,10 +208,10 @@ export class RequestQuotas implements SpendLedger {
 		const limit = row.rate_limit_per_minute ?? this.defaults.rateLimitPerMinute;
 		if (inRedis && limit > 0 && this.counter) {
 			try {
-				row = { ...row, claimed: await this.counter.windows.add(`key:${apiKeyId}`, windowStart, reservationSize(limit)) };
+				row = { ...row, claimed: await this.counter.windows.add(`key:${apiKeyId}`, windowStart, claimSize(limit, Math.max(1, wanted))) };
 			} catch (error) {
 				this.counter.onUnavailable(error);
-				row = (await this.readAndClaim(em, apiKeyId, state.workspaceId, windowStart, true)) ?? row;
+				row = (await this.readAndClaim(em, apiKeyId, state.workspaceId, windowStart, true, Math.max(1, wanted))) ?? row;
 			}
 		}
 		state.limit = limit;
@@ -185,15 +225,15 @@ export class RequestQuotas implements SpendLedger {
 		}
 		if (row.claimed !== null) {
 			// Our claim is the counter range (claimed - block, claimed]; the part within the limit is ours.
-			const block = reservationSize(state.limit);
+			const block = claimSize(state.limit, Math.max(1, wanted));
 			const granted = Math.max(0, Math.min(block, state.limit - (row.claimed - block)));
 			state.remaining += granted;
 			state.exhausted = granted < block;
 		}
 	}
 
-	/** The key's settings and spend, and with `claimTokens` a block claimed in rate_limit_windows, in one statement. */
-	private async readAndClaim(em: EntityManager, apiKeyId: string, workspaceId: string, windowStart: number, claimTokens: boolean): Promise<Row | undefined> {
+	/** The key's settings and spend, and with `claimTokens` claimSize(limit, wanted) requests claimed in rate_limit_windows, in one statement. */
+	private async readAndClaim(em: EntityManager, apiKeyId: string, workspaceId: string, windowStart: number, claimTokens: boolean, wanted: number): Promise<Row | undefined> {
 		const rows: Row[] = await em.getConnection().execute(
 			`with settings as (
 				select w.rate_limit_per_minute, w.monthly_spend_quota_micro_usd, coalesce(w.rate_limit_per_minute, ?) as effective_limit,
@@ -202,12 +242,13 @@ export class RequestQuotas implements SpendLedger {
 				where w.id = ? and k.id = ? and k.revoked_at is null
 			), claimed as (
 				insert into rate_limit_windows (subject, window_start, request_count)
-				select ?, ?, least(${MAX_BLOCK}, greatest(1, settings.effective_limit / ${BLOCK_DIVISOR})) from settings where settings.effective_limit > 0 and ?
+				select ?, ?, least(settings.effective_limit, greatest(least(${MAX_BLOCK}, greatest(1, settings.effective_limit / ${BLOCK_DIVISOR})), ?::int))
+				from settings where settings.effective_limit > 0 and ?
 				on conflict (subject, window_start) do update set request_count = rate_limit_windows.request_count + excluded.request_count
 				returning request_count
 			)
 			select rate_limit_per_minute, monthly_spend_quota_micro_usd, spent, (select request_count from claimed) as claimed from settings`,
-			[this.defaults.rateLimitPerMinute, monthOf(new Date(windowStart)), workspaceId, apiKeyId, `key:${apiKeyId}`, new Date(windowStart), claimTokens],
+			[this.defaults.rateLimitPerMinute, monthOf(new Date(windowStart)), workspaceId, apiKeyId, `key:${apiKeyId}`, new Date(windowStart), wanted, claimTokens],
 		);
 		return rows[0];
 	}
