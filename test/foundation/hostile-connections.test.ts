@@ -93,6 +93,13 @@ describe("oversized headers", () => {
 		expect(answer.closedByServer).toBe(true);
 	});
 
+	it("oversized chunk extensions are 413 PAYLOAD_TOO_LARGE in the envelope", async () => {
+		const request = `${headers(["POST /knowledge/sources HTTP/1.1", "Host: 127.0.0.1", "Content-Type: application/json", "Transfer-Encoding: chunked"])}2;${"x".repeat(20_000)}\r\n{}\r\n0\r\n\r\n`;
+		const answer = await rawExchange(platform.url, request);
+		expect(answer.head).toMatch(/^HTTP\/1\.1 413 /);
+		expect(JSON.parse(answer.body)).toMatchObject({ code: "PAYLOAD_TOO_LARGE", status: 413 });
+	});
+
 	it("a request line Node cannot parse is a 400 envelope", async () => {
 		const answer = await rawExchange(platform.url, "NOT HTTP AT ALL\r\n\r\n");
 		expect(answer.head).toMatch(/^HTTP\/1\.1 400 /);

@@ -1,4 +1,5 @@
-import { readdir, stat } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../server/shared/logger";
@@ -46,17 +47,25 @@ async function walk(directory: string): Promise<{ path: string; mode: number; di
 let platform: TestPlatform;
 let workspace: TestWorkspace;
 let sourceId: string;
+let dataDirectory: string;
 const log = capturingLogger();
 
 beforeAll(async () => {
-	platform = await startTestPlatform({ logger: log.logger });
+	// As an earlier version left it: the objects directory open to everyone.
+	dataDirectory = await mkdtemp(join(tmpdir(), "platform-upload-hardening-"));
+	await mkdir(join(dataDirectory, "objects"), { mode: 0o755 });
+	await chmod(join(dataDirectory, "objects"), 0o755);
+	platform = await startTestPlatform({ logger: log.logger, dataDirectory });
 	workspace = await platform.createWorkspace();
 	sourceId = await createSource(platform, workspace.apiKey);
 });
-afterAll(() => platform?.stop());
+afterAll(async () => {
+	await platform?.stop();
+	await rm(dataDirectory, { recursive: true, force: true });
+});
 
 describe("stored documents", () => {
-	it("are readable by the service's user only: files 0600, directories 0700", async () => {
+	it("are readable by the service's user only: files 0600, directories 0700, the objects root closed even if it existed", async () => {
 		// The usual umask, which left files 0644 and directories 0755 before.
 		const previous = process.umask(0o022);
 		try {

@@ -51,3 +51,12 @@ describe("DATA_DIR/secret-key", () => {
 		expect(loadConfig({ DATA_DIR: directory, SECRET_KEY: "x".repeat(32) }).secretKey).toBe("x".repeat(32));
 	});
 });
+
+describe("socket settings", () => {
+	it("HTTP_MAX_CONNECTIONS and HTTP_REQUEST_TIMEOUT_SECONDS reach the server's limits, with defaults", () => {
+		const base = { SECRET_KEY: "x".repeat(32) };
+		expect(loadConfig(base).http).toEqual({ maxConnections: 1024, requestTimeoutMs: 120_000 });
+		expect(loadConfig({ ...base, HTTP_MAX_CONNECTIONS: "3", HTTP_REQUEST_TIMEOUT_SECONDS: "0.5" }).http).toEqual({ maxConnections: 3, requestTimeoutMs: 500 });
+		expect(() => loadConfig({ ...base, HTTP_MAX_CONNECTIONS: "0" })).toThrow("HTTP_MAX_CONNECTIONS");
+	});
+});
