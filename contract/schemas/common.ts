@@ -7,8 +7,8 @@ export const REQUEST_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 /**
  * Text PostgreSQL can store: no NUL (U+0000; `text` and `jsonb` refuse it) and no unpaired UTF-16
  * surrogate (it has no UTF-8 encoding). Every string a client sends (body values and keys, path and
- * query parameters, headers) must be storable; the server checks the whole request with
- * findUnstorableText before any schema, so no field can forget it.
+ * query parameters; headers cannot carry either) must be storable; the server checks the whole
+ * request with findUnstorableText before any schema, so no field can forget it.
  */
 export const UNSTORABLE_TEXT_ISSUE = "Must not contain NUL (U+0000) or an unpaired UTF-16 surrogate";
 
@@ -19,29 +19,53 @@ export function isStorableText(text: string): boolean {
 	return !text.includes("\0") && (text as WellFormedCheck).isWellFormed();
 }
 
+/** Past this many offenders the rest are not reported: one is enough to refuse the request. */
+const MAX_UNSTORABLE_REPORTED = 20;
+
+interface Container {
+	value: object;
+	/** Where it stands: its parent container and its key there (none for the root). */
+	parent?: Container;
+	key?: string | number;
+}
+
+/** `key` in `container`, as a path from the root; only built for offenders. */
+function pathTo(container: Container, key: string | number): (string | number)[] {
+	const path = [key];
+	for (let current: Container | undefined = container; current?.parent !== undefined; current = current.parent) path.push(current.key as string | number);
+	return path.reverse();
+}
+
 /**
- * The path of every string, and of every object key, in `value` that is not storable text. Walks
- * with its own stack: parsed JSON can nest deeper than the call stack.
+ * The path of every string, and of every object key, in `value` that is not storable text (the
+ * first 20). Runs on every request, in time linear in the value's size whatever its shape: strings
+ * are checked where they stand, containers remember only their parent, and paths are built for
+ * offenders alone. Walks with its own stack: parsed JSON can nest deeper than the call stack.
  */
 export function findUnstorableText(value: unknown): (string | number)[][] {
+	if (typeof value === "string") return isStorableText(value) ? [] : [[]];
+	if (typeof value !== "object" || value === null) return [];
 	const found: (string | number)[][] = [];
-	const pending: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
-	for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
-		const { value: current, path } = item;
-		if (typeof current === "string") {
-			if (!isStorableText(current)) found.push(path);
-		} else if (Array.isArray(current)) {
-			for (let index = current.length - 1; index >= 0; index--) pending.push({ value: current[index], path: [...path, index] });
-		} else if (typeof current === "object" && current !== null) {
-			const keys = Object.keys(current);
-			for (let index = keys.length - 1; index >= 0; index--) {
-				const key = keys[index];
-				if (!isStorableText(key)) found.push([...path, key]);
-				else pending.push({ value: (current as Record<string, unknown>)[key], path: [...path, key] });
-			}
+	const pending: Container[] = [{ value }];
+	const visit = (item: unknown, container: Container, key: string | number) => {
+		if (typeof item === "string") {
+			if (!isStorableText(item)) found.push(pathTo(container, key));
+		} else if (typeof item === "object" && item !== null) {
+			pending.push({ value: item, parent: container, key });
+		}
+	};
+	for (let container = pending.pop(); container !== undefined && found.length < MAX_UNSTORABLE_REPORTED; container = pending.pop()) {
+		const current = container.value;
+		if (Array.isArray(current)) {
+			for (let index = 0; index < current.length; index++) visit(current[index], container, index);
+			continue;
+		}
+		for (const key of Object.keys(current)) {
+			if (isStorableText(key)) visit((current as Record<string, unknown>)[key], container, key);
+			else found.push(pathTo(container, key));
 		}
 	}
-	return found;
+	return found.slice(0, MAX_UNSTORABLE_REPORTED);
 }
 
 export const ZFieldIssue = z
@@ -65,7 +89,7 @@ export const ZErrorEnvelope = z
 			.array(ZFieldIssue)
 			.optional()
 			.openapi({
-				description: `Present only for VALIDATION_ERROR. Text anywhere in a request (body values and keys, path, query, headers) must not contain NUL (U+0000) nor an unpaired UTF-16 surrogate, which PostgreSQL cannot store: such a field is named with the issue "${UNSTORABLE_TEXT_ISSUE}".`,
+				description: `Present only for VALIDATION_ERROR. Text anywhere in a request (body values and keys, path, query) must not contain NUL (U+0000) nor an unpaired UTF-16 surrogate, which PostgreSQL cannot store: such a field is named with the issue "${UNSTORABLE_TEXT_ISSUE}". (A NUL in a header is refused earlier, by the HTTP parser: 400 INVALID_REQUEST.)`,
 			}),
 	})
 	.openapi("ErrorEnvelope", { description: "The error envelope every non-2xx response uses." });

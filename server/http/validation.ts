@@ -36,7 +36,9 @@ export function zodErrorToFields(error: ZodError, root: string, prefix: (string 
 
 /**
  * VALIDATION_ERROR fields for text PostgreSQL cannot store, anywhere in one part of a request
- * (contract/schemas/common.ts, findUnstorableText). Run on every part before the route's schemas.
+ * (contract/schemas/common.ts, findUnstorableText). Run on the path, query and body before the
+ * route's schemas. Headers need no check: Node's parser refuses a NUL in a header (400 through
+ * answerClientError) and decodes header bytes as Latin-1, which has no surrogates.
  */
 export function unstorableTextFields(value: unknown, root: string): FieldIssue[] {
 	return findUnstorableText(value).map((path) => ({ field: formatPath(path, root), issue: UNSTORABLE_TEXT_ISSUE }));

@@ -54,6 +54,16 @@ describe("text the database cannot store is refused at the contract", () => {
 		await expectRefused("POST", "/runtime/stream", { providerName: "openai", model: `gpt${LONE_HIGH}`, messages: [{ role: "user", content: "hi" }] }, ["model"]);
 	});
 
+	it("at any nesting depth, without running out of stack", async () => {
+		const depth = 200_000;
+		const body = `{"providerName":"openai","model":"m","messages":${"[".repeat(depth)}"\\u0000"${"]".repeat(depth)}}`;
+		const response = await fetch(`${platform.url}/runtime/execute`, { method: "POST", headers: { authorization: `Bearer ${workspace.apiKey}`, "content-type": "application/json" }, body });
+		expect(response.status).toBe(400);
+		const envelope = await response.json();
+		expect(envelope.code, envelope.message).toBe("VALIDATION_ERROR");
+		expect(envelope.fields).toContainEqual({ field: `messages${"[0]".repeat(depth)}`, issue: ISSUE });
+	});
+
 	it("in an assistant's input and variables, keys included", async () => {
 		await expectRefused("POST", "/runtime/assistants/support-bot", { input: NUL, variables: { name: LONE_HIGH, [`k${"\u0000"}`]: "x" } }, [
 			"input",

@@ -43,7 +43,7 @@ export interface ErrorEnvelope {
   status: number;
   /** Human-readable; not to be matched on. */
   message: string;
-  /** Present only for VALIDATION_ERROR. Text anywhere in a request (body values and keys, path, query, headers) must not contain NUL (U+0000) nor an unpaired UTF-16 surrogate, which PostgreSQL cannot store: such a field is named with the issue "Must not contain NUL (U+0000) or an unpaired UTF-16 surrogate". */
+  /** Present only for VALIDATION_ERROR. Text anywhere in a request (body values and keys, path, query) must not contain NUL (U+0000) nor an unpaired UTF-16 surrogate, which PostgreSQL cannot store: such a field is named with the issue "Must not contain NUL (U+0000) or an unpaired UTF-16 surrogate". (A NUL in a header is refused earlier, by the HTTP parser: 400 INVALID_REQUEST.) */
   fields?: FieldIssue[];
 }
 
