@@ -6,7 +6,7 @@ import { AppError } from "../../shared/app-error";
 import type { Logger } from "../../shared/logger";
 import { newRequestId } from "./request-id";
 
-/** The spec's error envelope; plain node:http, so Express routes and the node router share it. */
+/** The spec's error envelope, on plain node:http: the contract pipeline and the Express fallback share it. */
 export function sendError(request: IncomingMessage, response: ServerResponse, error: AppError): void {
 	const envelope: TErrorEnvelope = { code: error.code, status: error.status, message: error.message };
 	if (error.fields) envelope.fields = error.fields;
