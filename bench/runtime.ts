@@ -33,6 +33,7 @@ import { OPERATOR } from "../server/shared/principal";
 import { setProviderCredential } from "../server/modules/provider-credentials/set-provider-credential";
 import { bootstrapInstallation } from "../server/modules/tenancy/bootstrap";
 import { createInterface } from "node:readline";
+import { describeRun } from "./run-record";
 import { Pool } from "undici";
 import { createLogger } from "../server/shared/logger";
 import { createTestDatabase } from "../test/helpers/database";
@@ -274,7 +275,10 @@ const bareProxy = spawn(process.execPath, ["dist/bench/bare-proxy.js"], {
 });
 const bareProxyUrl = await readUrl(bareProxy);
 let portkey: ChildProcess | null = null;
-const results: Record<string, unknown> = { node: process.version, date: new Date().toISOString(), standIn: "instant local OpenAI stand-in" };
+const results: Record<string, unknown> = {
+	...describeRun({ rateLimitPerMinute: 0, rounds: ROUNDS, requests: REQUESTS, only: only ?? "all", serverBundled: true, logLevel: "error" }),
+	standIn: "instant local OpenAI stand-in",
+};
 try {
 	const setup = await bootstrapInstallation(operator(), { organization: "Bench", workspace: "Bench", email: "bench@example.com", password: "bench password 123" });
 	await setProviderCredential(operator(), { workspaceId: setup.workspaceId, provider: "openai", apiKey: "sk-bench", baseUrl: `${standInUrl}/v1` });

@@ -14,6 +14,21 @@ export interface RouteMetadata {
 	scope?: Scope;
 	/** Accepts the Idempotency-Key header. */
 	idempotent?: boolean;
+	/** A body limit of its own, in place of REQUEST_BODY_LIMIT_BYTES. */
+	bodyLimit?: BodyLimit;
+}
+
+/**
+ * A route whose body is mostly one large field (a base64 file): bodies up to `readBytes` are read;
+ * larger ones up to `refuseAsFieldBytes` are refused unread as 400 VALIDATION_ERROR on `field`
+ * (the value is too large, which is what the client needs to hear), beyond that 413.
+ */
+export interface BodyLimit {
+	readBytes: number;
+	refuseAsFieldBytes: number;
+	field: string;
+	/** The issue reported on `field` when a body is refused unread. */
+	issue: string;
 }
 
 export function metadata(value: RouteMetadata) {

@@ -1,67 +1,55 @@
 /**
- * The closed error catalog (spec, Errors) and the one table mapping each code to its HTTP status.
- * Clients branch on `code`, never on `message`, and must accept codes added later.
+ * The closed error catalog (spec, Errors): exactly the spec's thirteen codes, and the HTTP statuses
+ * each may carry. The first status is the code's own; the others keep a more useful HTTP status
+ * where the spec's table leaves one open (a provider's 5xx is 502, not 500). Clients branch on
+ * `code`, never on `message` or `status`, and must accept codes added later; the server adds none.
  */
-export const ERROR_STATUS = {
-	VALIDATION_ERROR: 400,
-	INVALID_REQUEST: 400,
-	STORAGE_QUOTA_EXCEEDED: 400,
-	UNAUTHENTICATED: 401,
-	INVALID_CREDENTIALS: 401,
-	FORBIDDEN: 403,
-	NOT_FOUND: 404,
-	ASSISTANT_NOT_FOUND: 404,
-	DEPLOYMENT_NOT_FOUND: 404,
-	IDEMPOTENCY_KEY_CONFLICT: 409,
-	INVALID_STATE: 409,
-	PAYLOAD_TOO_LARGE: 413,
-	RATE_LIMITED: 429,
-	COST_QUOTA_EXCEEDED: 429,
-	PROVIDER_RATE_LIMITED: 429,
-	INTERNAL_ERROR: 500,
-	PROVIDER_ERROR: 502,
-	PROVIDER_AUTHENTICATION_FAILED: 502,
-	PROVIDER_UNAVAILABLE: 503,
-	SERVICE_UNAVAILABLE: 503,
-	PROVIDER_TIMEOUT: 504,
-} as const;
+export const ERROR_STATUSES = {
+	VALIDATION_ERROR: [400],
+	// 408 and 431: what Node's HTTP parser refuses (a request not received in time, headers too large).
+	INVALID_REQUEST: [400, 408, 431],
+	PAYLOAD_TOO_LARGE: [413],
+	UNAUTHENTICATED: [401],
+	INVALID_CREDENTIALS: [401],
+	FORBIDDEN: [403],
+	RATE_LIMITED: [429],
+	COST_QUOTA_EXCEEDED: [429],
+	ASSISTANT_NOT_FOUND: [404],
+	DEPLOYMENT_NOT_FOUND: [404],
+	IDEMPOTENCY_KEY_CONFLICT: [409],
+	// 502: a provider failed or answered nonsense; 503: a provider, or our database, cannot be reached; 504: a timeout.
+	INTERNAL_ERROR: [500, 502, 503, 504],
+	NOT_FOUND: [404],
+} as const satisfies Record<string, readonly [number, ...number[]]>;
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorCode = keyof typeof ERROR_STATUSES;
 
-export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
+/** The HTTP statuses code `C` may be answered with. */
+export type ErrorStatus<C extends ErrorCode> = (typeof ERROR_STATUSES)[C][number];
+
+export const ERROR_CODES = Object.keys(ERROR_STATUSES) as [ErrorCode, ...ErrorCode[]];
+
+/** Each code's own status: the one it has unless an error says otherwise. */
+export const ERROR_STATUS = Object.fromEntries(ERROR_CODES.map((code) => [code, ERROR_STATUSES[code][0]])) as {
+	[C in ErrorCode]: (typeof ERROR_STATUSES)[C][0];
+};
 
 export const ERROR_DESCRIPTIONS: Record<ErrorCode, string> = {
-	VALIDATION_ERROR: "The body, query or path failed validation; `fields` lists every offender by path.",
+	VALIDATION_ERROR:
+		"The body, query or path failed validation; `fields` lists every offender by path. Also a document over a size limit (the direct-upload limit, 25 MiB, or what is left of the workspace's storage allowance), named on its size field.",
 	INVALID_REQUEST:
-		"Malformed JSON, wrong Content-Type, or a request that is well-formed but cannot be served (e.g. no credential for the provider).",
-	STORAGE_QUOTA_EXCEEDED: "The workspace's knowledge storage allowance would be exceeded.",
+		"Malformed JSON, wrong Content-Type, or a request that is well-formed but cannot be served: no credential for the provider, a provider that rejects the workspace's credential or the request (the message names the provider and what to fix), a document not in a state that allows the operation (retrying a document that is not FAILED, completing an upload twice).",
+	PAYLOAD_TOO_LARGE: "The request body exceeded the size limit (HTTP 413).",
 	UNAUTHENTICATED: "Authorization header missing, malformed or empty.",
 	INVALID_CREDENTIALS: "API key unknown, revoked, or without the csk_live_ prefix.",
 	FORBIDDEN: "The API key lacks the scope the endpoint requires.",
-	NOT_FOUND: "No such knowledge source or document in the key's workspace (also: unknown route).",
+	RATE_LIMITED:
+		"Too many requests for this API key, or the model provider rate-limited the workspace's credential (the message says which); retry after the Retry-After header.",
+	COST_QUOTA_EXCEEDED: "The workspace's spend quota is reached.",
 	ASSISTANT_NOT_FOUND: "No assistant matches the slug.",
 	DEPLOYMENT_NOT_FOUND: "The assistant is not deployed to the target environment (or is archived).",
 	IDEMPOTENCY_KEY_CONFLICT: "An Idempotency-Key was reused with a different body, or its first request is still running.",
-	INVALID_STATE: "The resource is not in a state that allows the operation (e.g. retry of a document that is not FAILED).",
-	PAYLOAD_TOO_LARGE: "The request body exceeded the size limit (HTTP 413).",
-	RATE_LIMITED: "Too many requests for this API key; retry after the Retry-After header.",
-	COST_QUOTA_EXCEEDED: "The workspace's spend quota is reached.",
-	PROVIDER_RATE_LIMITED: "The model provider rate-limited the workspace's credential; retry after backoff.",
-	INTERNAL_ERROR: "Unexpected server error; safe to retry. Quote the X-Request-Id header when reporting it.",
-	PROVIDER_ERROR: "The model provider failed (5xx or a malformed answer). A request the provider rejects as invalid (e.g. unknown model) is INVALID_REQUEST.",
-	PROVIDER_AUTHENTICATION_FAILED: "The model provider rejected the workspace's stored credential; an operator must fix it.",
-	PROVIDER_UNAVAILABLE: "The model provider could not be reached.",
-	PROVIDER_TIMEOUT: "The generation exceeded config.timeoutMs (or the default timeout).",
-	SERVICE_UNAVAILABLE: "This server cannot serve right now (e.g. its database is unreachable); retry later.",
+	INTERNAL_ERROR:
+		"Unexpected server error, or a dependency that failed: 502 when the model provider failed or answered something malformed, 503 when it (or this server's database) cannot be reached, 504 when the generation timed out. Safe to retry; the message names the provider, and a 500 quotes the X-Request-Id.",
+	NOT_FOUND: "No such knowledge source or document in the key's workspace (also: unknown route).",
 };
-
-/** Codes a client may retry unchanged (after backoff). */
-export const RETRYABLE_ERROR_CODES: ReadonlySet<string> = new Set<ErrorCode>([
-	"RATE_LIMITED",
-	"PROVIDER_RATE_LIMITED",
-	"INTERNAL_ERROR",
-	"PROVIDER_ERROR",
-	"PROVIDER_UNAVAILABLE",
-	"PROVIDER_TIMEOUT",
-	"SERVICE_UNAVAILABLE",
-]);

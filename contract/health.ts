@@ -11,8 +11,9 @@ export const healthContract = c.router({
 		method: "GET",
 		path: "/healthz",
 		summary: "Liveness and database readiness",
-		description: "No authentication. 200 when the server runs and its database answers; 503 otherwise.",
-		responses: { 200: ZHealth, 503: ZErrorEnvelope },
+		description: "No authentication. 200 when the server runs and its database answers; otherwise 503 INTERNAL_ERROR (\"Database unavailable\"). 400 INVALID_REQUEST, as on every path, for a request the HTTP parser cannot read.",
+		// 400: like every path, a request the HTTP parser cannot read (README, "What Node refuses itself").
+		responses: { 200: ZHealth, 400: ZErrorEnvelope, 503: ZErrorEnvelope },
 		metadata: metadata({ operationId: "getHealth", tags: ["Health"] }),
 	},
 });

@@ -1,6 +1,10 @@
-import { authenticatedErrors, c, metadata } from "./common";
+import { authenticatedErrors, type BodyLimit, c, metadata, type RouteMetadata } from "./common";
 import { ZDeleted, ZErrorEnvelope, ZIdempotencyHeaders, ZListQuery } from "./schemas/common";
 import {
+	DIRECT_UPLOAD_BODY_BYTES,
+	DIRECT_UPLOAD_REFUSED_BODY_BYTES,
+	MAX_DIRECT_UPLOAD_BYTES,
+	MAX_DOCUMENT_BYTES,
 	ZCreateKnowledgeSourceRequest,
 	ZDirectUploadRequest,
 	ZKnowledgeDocument,
@@ -9,20 +13,28 @@ import {
 	ZKnowledgeSourceList,
 	ZPresignedUploadRequest,
 	ZPresignedUploadResponse,
-	ZSearchRequest,
+	ZSearchQuery,
 	ZSearchResponse,
 } from "./schemas/knowledge";
 import { z } from "./zod";
 
-const ZId = z.string().min(1).max(64);
-const ZSourceParams = z.object({ sourceId: ZId });
-const ZDocumentParams = z.object({ sourceId: ZId, documentId: ZId });
+const ZSourceId = z.string().min(1).max(64).openapi({ description: "The knowledge source's id (`ks_…`), in the API key's workspace.", example: "ks_01JD3Z8N5Q7YV4T1K2M3P4R5S6" });
+const ZDocumentId = z.string().min(1).max(64).openapi({ description: "The document's id (`doc_…`), in that source.", example: "doc_01JD3Z9A1B2C3D4E5F6G7H8J9K" });
+const ZSourceParams = z.object({ sourceId: ZSourceId });
+const ZDocumentParams = z.object({ sourceId: ZSourceId, documentId: ZDocumentId });
 
 const read = (operationId: string) => metadata({ operationId, tags: ["Knowledge"], scope: "knowledge:read" });
-const write = (operationId: string, options: { idempotent?: boolean } = {}) =>
+const write = (operationId: string, options: Pick<RouteMetadata, "idempotent" | "bodyLimit"> = {}) =>
 	metadata({ operationId, tags: ["Knowledge"], scope: "knowledge:write", ...options });
 
 const notFound = { 404: ZErrorEnvelope } as const;
+
+const DIRECT_UPLOAD_BODY_LIMIT: BodyLimit = {
+	readBytes: DIRECT_UPLOAD_BODY_BYTES,
+	refuseAsFieldBytes: DIRECT_UPLOAD_REFUSED_BODY_BYTES,
+	field: "contentBase64",
+	issue: `Too large for a direct upload: it takes files of at most ${MAX_DIRECT_UPLOAD_BYTES} bytes (5 MiB). Upload files of up to ${MAX_DOCUMENT_BYTES} bytes (25 MiB) with the presigned flow: POST /knowledge/sources/{sourceId}/documents`,
+};
 
 export const knowledgeContract = c.router(
 	{
@@ -84,19 +96,19 @@ export const knowledgeContract = c.router(
 			path: "/knowledge/sources/:sourceId/documents/upload",
 			summary: "Upload a small document directly (base64)",
 			description:
-				"Creates the document as PENDING and ingests it in the background. For files above the direct-upload limit use the presigned flow. 400 VALIDATION_ERROR for an unsupported extension, a content type that does not match it, a file too large or base64 that does not decode.",
+				`Creates the document as PENDING and ingests it in the background. For files above the direct-upload limit (${MAX_DIRECT_UPLOAD_BYTES} bytes) use the presigned flow. 400 VALIDATION_ERROR for an unsupported extension, a content type that does not match it, base64 that does not decode, or a file too large (over the direct-upload limit, or over what is left of the workspace's storage allowance: named on \`contentBase64\`). A body too large to carry a file within the direct limit (over ${DIRECT_UPLOAD_BODY_BYTES} bytes) is refused unread with the same 400 on \`contentBase64\`, up to ${DIRECT_UPLOAD_REFUSED_BODY_BYTES} bytes (a 25 MiB file in base64); larger bodies are 413.`,
 			pathParams: ZSourceParams,
 			headers: ZIdempotencyHeaders,
 			body: ZDirectUploadRequest,
 			responses: { 201: ZKnowledgeDocument, 409: ZErrorEnvelope, ...notFound, ...authenticatedErrors },
-			metadata: write("uploadKnowledgeDocument", { idempotent: true }),
+			metadata: write("uploadKnowledgeDocument", { idempotent: true, bodyLimit: DIRECT_UPLOAD_BODY_LIMIT }),
 		},
 		createDocumentUpload: {
 			method: "POST",
 			path: "/knowledge/sources/:sourceId/documents",
 			summary: "Start a presigned upload (step 1 of 3)",
 			description:
-				"Creates the document as PENDING and returns where to PUT its bytes (step 2, no API key, exactly the returned headers), then call .../complete (step 3).",
+				"Creates the document as PENDING and returns where to PUT its bytes (step 2, no API key, exactly the returned headers), then call .../complete (step 3). 400 VALIDATION_ERROR on `byteSize` when the document would exceed the workspace's storage allowance.",
 			pathParams: ZSourceParams,
 			headers: ZIdempotencyHeaders,
 			body: ZPresignedUploadRequest,
@@ -107,20 +119,21 @@ export const knowledgeContract = c.router(
 			method: "POST",
 			path: "/knowledge/sources/:sourceId/documents/:documentId/complete",
 			summary: "Confirm a presigned upload and enqueue ingestion (step 3 of 3)",
-			description: "400 INVALID_REQUEST when the bytes are missing or differ from the declared size (the document stays PENDING); 409 INVALID_STATE when already completed.",
+			description:
+				"400 INVALID_REQUEST when the bytes are missing or differ from the declared size (the document stays PENDING), and when the upload was already completed.",
 			pathParams: ZDocumentParams,
 			body: c.noBody(),
-			responses: { 200: ZKnowledgeDocument, 409: ZErrorEnvelope, ...notFound, ...authenticatedErrors },
+			responses: { 200: ZKnowledgeDocument, ...notFound, ...authenticatedErrors },
 			metadata: write("completeKnowledgeDocumentUpload"),
 		},
 		retryDocument: {
 			method: "POST",
 			path: "/knowledge/sources/:sourceId/documents/:documentId/retry",
 			summary: "Re-run ingestion of a FAILED document",
-			description: "The document goes back to PENDING and is ingested again. 409 INVALID_STATE when it is not FAILED.",
+			description: "The document goes back to PENDING and is ingested again. 400 INVALID_REQUEST when it is not FAILED (the message says its status).",
 			pathParams: ZDocumentParams,
 			body: c.noBody(),
-			responses: { 200: ZKnowledgeDocument, 409: ZErrorEnvelope, ...notFound, ...authenticatedErrors },
+			responses: { 200: ZKnowledgeDocument, ...notFound, ...authenticatedErrors },
 			metadata: write("retryKnowledgeDocument"),
 		},
 		deleteDocument: {
@@ -132,14 +145,15 @@ export const knowledgeContract = c.router(
 			metadata: write("deleteKnowledgeDocument"),
 		},
 		search: {
-			method: "POST",
+			method: "GET",
 			path: "/knowledge/sources/:sourceId/search",
 			summary: "Search a source (hybrid: full text fused with vector similarity)",
-			description: "Not in the original spec. Needs knowledge:read. Searches READY documents only.",
+			description:
+				"Not in the original spec; a read, so a GET under knowledge:read like every other read. Searches READY documents only. 400 VALIDATION_ERROR names each bad query parameter (`query`, `topK`, `minScore`, or an unknown one).",
 			pathParams: ZSourceParams,
-			body: ZSearchRequest,
+			query: ZSearchQuery,
 			responses: { 200: ZSearchResponse, ...notFound, ...authenticatedErrors },
-			metadata: metadata({ operationId: "searchKnowledgeSource", tags: ["Knowledge"], scope: "knowledge:read" }),
+			metadata: read("searchKnowledgeSource"),
 		},
 	},
 	{ strictStatusCodes: true },

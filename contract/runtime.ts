@@ -13,7 +13,7 @@ const generationErrors = {
 
 const sse = c.otherResponse({ contentType: "text/event-stream", body: ZSseStream });
 
-const ZSlugParams = z.object({ slug: ZSlug });
+const ZSlugParams = z.object({ slug: ZSlug.openapi({ description: "The assistant's slug in the API key's workspace." }) });
 
 export const runtimeContract = c.router(
 	{
@@ -22,7 +22,7 @@ export const runtimeContract = c.router(
 			path: "/runtime/execute",
 			summary: "Run an ad-hoc generation",
 			description:
-				"The caller names provider, model and messages. Runs on the workspace's own credential for that provider (400 INVALID_REQUEST when none is stored). Provider failures: rate limit 429 PROVIDER_RATE_LIMITED, rejected credential 502 PROVIDER_AUTHENTICATION_FAILED, 5xx or malformed answer 502 PROVIDER_ERROR, unreachable 503 PROVIDER_UNAVAILABLE, timeout 504 PROVIDER_TIMEOUT, request rejected as invalid 400 INVALID_REQUEST.",
+				"The caller names provider, model and messages. Runs on the workspace's own credential for that provider (400 INVALID_REQUEST when none is stored). Provider failures, each naming the provider in `message`: rate limit 429 RATE_LIMITED with the provider's Retry-After; rejected credential 400 INVALID_REQUEST (update the workspace's credential for that provider); request rejected as invalid (unknown model…) 400 INVALID_REQUEST; 5xx or malformed answer 502 INTERNAL_ERROR; unreachable 503 INTERNAL_ERROR; timeout (config.timeoutMs) 504 INTERNAL_ERROR.",
 			headers: ZIdempotencyHeaders,
 			body: ZExecuteRequest,
 			responses: { 200: ZGenerationResult, ...generationErrors },

@@ -20,10 +20,11 @@ import { bootstrapInstallation } from "../server/modules/tenancy/bootstrap";
 import { createUser } from "../server/modules/tenancy/create-user";
 import { createPlatformServices } from "../server/platform";
 import { AppError } from "../server/shared/app-error";
+import { EVALUATION_COMMANDS, EVALUATION_OPTIONS, EVALUATION_USAGE } from "./admin/evaluation-commands";
 import { createLogger } from "../server/shared/logger";
 import { OPERATOR } from "../server/shared/principal";
-
-type Flags = Record<string, string | boolean | undefined>;
+import { type Flags, optional, required, UsageError } from "./admin/flags";
+import { OAUTH_COMMANDS, OAUTH_FLAG_NAMES, OAUTH_USAGE } from "./admin/oauth-commands";
 
 const USAGE = `Usage: npm run --silent admin -- <command> [options] --json
 
@@ -36,20 +37,9 @@ const USAGE = `Usage: npm run --silent admin -- <command> [options] --json
   assistant update-draft --workspace ID --slug SLUG [--provider P] [--model M] [--system-prompt TEMPLATE] [--variables JSON] [--config JSON] [--knowledge JSON]
   assistant create-version --workspace ID --slug SLUG [--note TEXT]
   assistant publish --workspace ID --slug SLUG --version N [--environment production]
-  assistant rollback --workspace ID --slug SLUG [--environment production]`;
+  assistant rollback --workspace ID --slug SLUG [--environment production]${EVALUATION_USAGE}
+${OAUTH_USAGE}`;
 
-class UsageError extends Error {}
-
-function required(flags: Flags, name: string): string {
-	const value = flags[name];
-	if (typeof value !== "string" || value === "") throw new UsageError(`--${name} is required`);
-	return value;
-}
-
-function optional(flags: Flags, name: string): string | undefined {
-	const value = flags[name];
-	return typeof value === "string" ? value : undefined;
-}
 
 function jsonFlag(flags: Flags, name: string): unknown {
 	const value = optional(flags, name);
@@ -68,6 +58,7 @@ function integerFlag(flags: Flags, name: string): number {
 }
 
 const COMMANDS: Record<string, (context: UseCaseContext, flags: Flags) => Promise<unknown>> = {
+	...EVALUATION_COMMANDS,
 	bootstrap: (context, flags) =>
 		bootstrapInstallation(context, {
 			organization: required(flags, "organization"),
@@ -124,12 +115,14 @@ const COMMANDS: Record<string, (context: UseCaseContext, flags: Flags) => Promis
 			organizationId: required(flags, "organization"),
 			role: required(flags, "role"),
 		}),
+	...OAUTH_COMMANDS,
 };
 
 const OPTIONS = Object.fromEntries(
 	[
 		"organization", "workspace", "email", "password", "scopes", "name", "id", "provider", "api-key", "base-url", "role",
 		"slug", "model", "system-prompt", "variables", "config", "knowledge", "note", "version", "environment",
+		...OAUTH_FLAG_NAMES,
 	].map((name) => [
 		name,
 		{ type: "string" as const },
@@ -144,7 +137,7 @@ function fail(exitCode: number, error: Record<string, unknown>): never {
 async function main() {
 	let parsed: ReturnType<typeof parseArgs>;
 	try {
-		parsed = parseArgs({ args: process.argv.slice(2), options: { ...OPTIONS, json: { type: "boolean" } }, allowPositionals: true, strict: true });
+		parsed = parseArgs({ args: process.argv.slice(2), options: { ...OPTIONS, ...EVALUATION_OPTIONS, json: { type: "boolean" } }, allowPositionals: true, strict: true });
 	} catch (error) {
 		fail(2, { code: "USAGE", message: `${(error as Error).message}\n${USAGE}` });
 	}
@@ -162,6 +155,7 @@ async function main() {
 			logger: createLogger("silent"),
 			dataDirectory: config.dataDirectory,
 			knowledge: config.knowledge,
+			evaluations: config.evaluations,
 			quotas: config.quotas,
 			redisUrl: config.redisUrl,
 		},

@@ -12,7 +12,8 @@ import { mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
 
-export const SERVER_ENTRY_POINTS = { main: "server/main.ts", worker: "server/worker.ts", admin: "scripts/admin.ts" };
+/** `parser`: the parser processes' entry (server/knowledge/parse/parser-pool.ts forks dist/parser.js). */
+export const SERVER_ENTRY_POINTS = { main: "server/main.ts", worker: "server/worker.ts", admin: "scripts/admin.ts", parser: "server/knowledge/parse/parser-process.ts" };
 
 /**
  * Each file is written beside its target and renamed over it, so a process starting meanwhile

@@ -3,7 +3,8 @@
  * bannered and drift-checked):
  *
  *   1. openapi.yaml            OpenAPI 3.1, from the ts-rest contract via zod-to-openapi;
- *   2. sdk/src/generated/      the SDK's low-level functions, from openapi.yaml via orval.
+ *   2. sdk/src/generated/      the SDK's low-level functions, from openapi.yaml via orval;
+ *   3. README.md (one section) the MCP role matrix and tools table, from the tool registry.
  *
  *   npm run generate          writes both
  *   npm run generate:check    generates into a temporary directory, compares with the committed
@@ -22,14 +23,15 @@ import { type AppRoute, type AppRouter, isAppRoute, isAppRouteNoBody, isAppRoute
 import { generate as runOrval } from "orval";
 import ts from "typescript";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
-import { contract, ERROR_STATUS, type RouteMetadata, SCOPES, type Scope } from "../contract/index";
+import { contract, ERROR_STATUSES, type RouteMetadata, SCOPES, type Scope } from "../contract/index";
 import { REQUEST_BODY_LIMIT_BYTES, ZErrorEnvelope } from "../contract/schemas/common";
 import { MAX_DOCUMENT_BYTES } from "../contract/schemas/knowledge";
-import { ZStreamError } from "../contract/schemas/runtime";
 import { z } from "../contract/zod";
+import { withMcpToolsSection } from "./mcp-tools-table";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const OPENAPI_FILE = "openapi.yaml";
+const README_FILE = "README.md";
 const SDK_SOURCE_DIR = "sdk/src";
 const GENERATED_DIR = "sdk/src/generated";
 const GENERATED_TARGET = "sdk/src/generated/api.ts";
@@ -56,7 +58,7 @@ const ERROR_SCHEMA = "ErrorEnvelope";
 
 const SCOPE_GRANTS: Record<Scope, string> = {
 	"runtime:execute": "`/runtime/*`: ad-hoc and deployed-assistant generations, streamed or not (default for new keys)",
-	"knowledge:read": "`GET /knowledge/*` and `POST /knowledge/sources/{sourceId}/search` (opt-in)",
+	"knowledge:read": "`GET /knowledge/*`, search included (opt-in)",
 	"knowledge:write": "`POST` and `DELETE /knowledge/*` (opt-in)",
 };
 
@@ -76,20 +78,20 @@ const TAGS = [
 
 /**
  * What each error status means, whatever the route, and the name of its shared response component;
- * the codes each status can carry are listed from ERROR_STATUS, the one code -> status table.
+ * the codes each status can carry are listed from ERROR_STATUSES, the one code -> statuses table.
  */
 const ERROR_RESPONSES: Record<number, { name: string; text: string }> = {
 	400: { name: "BadRequest", text: "Validation error or invalid request" },
 	401: { name: "Unauthorized", text: "Missing, malformed or invalid API key" },
 	403: { name: "Forbidden", text: "The API key lacks the scope this operation requires" },
 	404: { name: "NotFound", text: "No such resource in the API key's workspace, or no such assistant or deployment" },
-	409: { name: "Conflict", text: "Conflict with an earlier request or with the resource's state" },
+	409: { name: "Conflict", text: "An Idempotency-Key reused with a different body, or while its first request still runs" },
 	413: { name: "PayloadTooLarge", text: `Request body over the limit of ${REQUEST_BODY_LIMIT}` },
 	429: { name: "TooManyRequests", text: "Too many requests or quota reached; retry after the `Retry-After` header when sent" },
 	500: { name: "InternalError", text: "Unexpected server error; safe to retry" },
-	502: { name: "BadGateway", text: "The model provider failed, or rejected the workspace's credential" },
-	503: { name: "ServiceUnavailable", text: "The model provider could not be reached" },
-	504: { name: "GatewayTimeout", text: "The generation timed out" },
+	502: { name: "BadGateway", text: "The model provider failed or answered something malformed; the message names it" },
+	503: { name: "ServiceUnavailable", text: "The model provider could not be reached; the message names it" },
+	504: { name: "GatewayTimeout", text: "The generation exceeded its timeout (`config.timeoutMs`)" },
 };
 
 const SUCCESS_STATUS_TEXT: Record<number, string> = { 200: "OK", 201: "Created", 202: "Accepted", 204: "No content" };
@@ -115,6 +117,7 @@ function buildInfoDescription(version: string): string {
 		"POST operations that create or run something accept an `Idempotency-Key` header: the same key with the same body within 24 hours replays the first response without running it again; the same key with a different body is 409 `IDEMPOTENCY_KEY_CONFLICT`. The official SDK sends one automatically so that its retries never run a request twice.",
 		"",
 		"## Limits",
+		"Requests are limited per API key and minute (429 `RATE_LIMITED` with `Retry-After`), in two budgets of the same size: runtime operations, and knowledge operations.",
 		`Request bodies are limited to ${REQUEST_BODY_LIMIT}; a larger body is 413 \`PAYLOAD_TOO_LARGE\`. A knowledge document is at most ${MAX_DOCUMENT_BYTES} bytes (25 MiB); files above the direct-upload limit use the presigned upload.`,
 		"",
 		"## Pagination",
@@ -125,8 +128,8 @@ function buildInfoDescription(version: string): string {
 }
 
 function errorCodesFor(status: number): string[] {
-	return Object.entries(ERROR_STATUS)
-		.filter(([, codeStatus]) => codeStatus === status)
+	return Object.entries(ERROR_STATUSES)
+		.filter(([, statuses]) => (statuses as readonly number[]).includes(status))
 		.map(([code]) => code);
 }
 
@@ -263,16 +266,46 @@ export function buildOpenApiDocument(version: string) {
 		schema: { type: "integer", minimum: 0 },
 	});
 	registerErrorResponses(registry);
-	// Not referenced by any route (it travels inside the event stream), but clients need its type.
-	registry.register("StreamError", ZStreamError);
 	for (const route of collectRoutes(contract)) registry.registerPath(routeConfig(route));
 
-	return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+	const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
 		openapi: "3.1.0",
-		info: { title: "AI Application Platform API", version, description: buildInfoDescription(version) },
+		info: {
+			title: "AI Application Platform API",
+			version,
+			description: buildInfoDescription(version),
+			// No licence is granted yet (package.json is private and names none): an SPDX reference of our own
+			// (OpenAPI 3.1 wants an identifier or a URL), to be replaced once the project picks a licence.
+			license: { name: "Proprietary: no licence granted", identifier: "LicenseRef-Proprietary" },
+			// A self-hosted server is run by its operator, whose address the project cannot know.
+			contact: { name: "The operator of this server" },
+		},
 		servers: [{ url: "http://localhost:3000", description: "A local self-hosted server (the managed service has its own address)." }],
 		tags: TAGS,
 	});
+	describeParameters(document as Parameters<typeof describeParameters>[0]);
+	return document;
+}
+
+interface ParameterObject {
+	description?: string;
+	schema?: { description?: string };
+}
+
+/**
+ * zod-to-openapi writes a parameter's description into its schema; readers and linters look for
+ * it on the parameter itself (OpenAPI 3.1, Parameter Object), so it is moved there.
+ */
+function describeParameters(document: { paths?: Record<string, Record<string, { parameters?: ParameterObject[] }>> }): void {
+	for (const item of Object.values(document.paths ?? {})) {
+		for (const operation of Object.values(item)) {
+			for (const parameter of operation.parameters ?? []) {
+				if (parameter.description || !parameter.schema?.description) continue;
+				parameter.description = parameter.schema.description;
+				delete parameter.schema.description;
+			}
+		}
+	}
 }
 
 export function renderOpenApiYaml(document: object): string {
@@ -435,6 +468,8 @@ async function check(): Promise<string[]> {
 			if (fresh === current) continue;
 			stale.push(fresh === undefined ? `${file} (should not exist)` : current === undefined ? `${file} (missing)` : file);
 		}
+		const readme = await readFile(path.join(ROOT, README_FILE), "utf8");
+		if (withMcpToolsSection(readme) !== readme) stale.push(`${README_FILE} (MCP tools table)`);
 		return stale.sort();
 	} finally {
 		await rm(scratch, { recursive: true, force: true });
@@ -449,11 +484,13 @@ async function main(): Promise<void> {
 			process.exitCode = 1;
 			return;
 		}
-		console.log("openapi.yaml and sdk/src/generated are up to date.");
+		console.log("openapi.yaml, sdk/src/generated and the README's MCP tools table are up to date.");
 		return;
 	}
 	await generateInto(ROOT);
-	console.log(`Wrote ${(await generatedFiles(ROOT)).join(", ")}.`);
+	const readme = await readFile(path.join(ROOT, README_FILE), "utf8");
+	await writeFile(path.join(ROOT, README_FILE), withMcpToolsSection(readme));
+	console.log(`Wrote ${(await generatedFiles(ROOT)).join(", ")} and the MCP tools table in ${README_FILE}.`);
 }
 
 // Run only as a script, so that tests can import the builders above.

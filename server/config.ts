@@ -2,7 +2,10 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
+import type { EvaluationOptions } from "./jobs/evaluation-job";
 import type { KnowledgeOptions } from "./knowledge/options";
+import { DEFAULT_PARSING_OPTIONS } from "./knowledge/parse/parser-pool";
+import type { OAuthOptions } from "./oauth/oauth-options";
 
 /** A setting the process cannot start with; its message is the whole story, printed without a stack. */
 export class ConfigurationError extends Error {
@@ -36,6 +39,14 @@ const ZEnvironment = z.object({
 	KNOWLEDGE_SWEEP_INTERVAL_SECONDS: z.coerce.number().positive().default(30),
 	KNOWLEDGE_UPLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(900),
 	KNOWLEDGE_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.5).default(0.5),
+	// Parsing: processes and each document's budgets (docs/knowledge.md, Parsing budgets).
+	KNOWLEDGE_PARSER_PROCESSES: z.coerce.number().int().min(1).max(64).default(DEFAULT_PARSING_OPTIONS.processes),
+	KNOWLEDGE_PARSER_MEMORY_MB: z.coerce.number().int().min(128).default(DEFAULT_PARSING_OPTIONS.memoryMegabytes),
+	KNOWLEDGE_PARSE_TIMEOUT_SECONDS: z.coerce.number().positive().optional(),
+	KNOWLEDGE_PARSE_RETRIES: z.coerce.number().int().min(0).max(10).default(DEFAULT_PARSING_OPTIONS.retries),
+	KNOWLEDGE_PARSE_MAX_EXPANDED_BYTES: z.coerce.number().int().positive().default(DEFAULT_PARSING_OPTIONS.limits.maxExpandedBytes),
+	KNOWLEDGE_PARSE_MAX_CHARACTERS: z.coerce.number().int().positive().default(DEFAULT_PARSING_OPTIONS.limits.maxCharacters),
+	KNOWLEDGE_PARSE_MAX_CHUNKS: z.coerce.number().int().positive().default(DEFAULT_PARSING_OPTIONS.limits.maxChunks),
 	KNOWLEDGE_STORAGE: z.enum(["local", "s3"]).default("local"),
 	S3_BUCKET: z.string().min(1).optional(),
 	S3_REGION: z.string().min(1).default("us-east-1"),
@@ -47,6 +58,15 @@ const ZEnvironment = z.object({
 	PINECONE_API_KEY: z.string().min(1).optional(),
 	PINECONE_INDEX_HOST: z.string().url().optional(),
 	PINECONE_CONTROLLER_HOST: z.string().url().optional(),
+	// The MCP control plane's authorization server (docs/oauth.md).
+	OAUTH_ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(3600).default(600),
+	OAUTH_REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).max(600).default(60),
+	OAUTH_REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(3600).default(30 * 24 * 3600),
+	OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK: z.enum(["true", "false"]).default("false"),
+	// Evaluation runs (README, Evaluations).
+	EVALUATION_WORKER: z.enum(["inline", "off"]).default("inline"),
+	EVALUATION_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+	EVALUATION_LEASE_SECONDS: z.coerce.number().min(1).max(3600).default(30),
 });
 
 export interface Config {
@@ -59,9 +79,11 @@ export interface Config {
 	secretKey: string;
 	logLevel: z.infer<typeof ZEnvironment>["LOG_LEVEL"];
 	knowledge: KnowledgeOptions;
+	evaluations: EvaluationOptions;
 	quotas: { rateLimitPerMinute: number; monthlySpendQuotaMicroUsd: number | null };
 	redisUrl: string | undefined;
 	http: { maxConnections: number; requestTimeoutMs: number };
+	oauth: OAuthOptions;
 }
 
 /**
@@ -83,6 +105,14 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 		...(env.KNOWLEDGE_VECTOR_STORE === "pinecone" && !env.PINECONE_INDEX_HOST ? ["PINECONE_INDEX_HOST (KNOWLEDGE_VECTOR_STORE=pinecone)"] : []),
 	];
 	if (missing.length > 0) throw new ConfigurationError(`Invalid configuration: missing ${missing.join("; ")}`);
+	// Shorter than the processing timeout, else the sweeper would take a document still being
+	// parsed for orphaned and run it twice; unset, at most half of it.
+	const parseTimeoutSeconds = env.KNOWLEDGE_PARSE_TIMEOUT_SECONDS ?? Math.min(DEFAULT_PARSING_OPTIONS.timeoutSeconds, env.KNOWLEDGE_PROCESSING_TIMEOUT_SECONDS / 2);
+	if (parseTimeoutSeconds >= env.KNOWLEDGE_PROCESSING_TIMEOUT_SECONDS) {
+		throw new ConfigurationError(
+			`Invalid configuration: KNOWLEDGE_PARSE_TIMEOUT_SECONDS (${parseTimeoutSeconds}) must be shorter than KNOWLEDGE_PROCESSING_TIMEOUT_SECONDS (${env.KNOWLEDGE_PROCESSING_TIMEOUT_SECONDS})`,
+		);
+	}
 	const dataDirectory = resolve(env.DATA_DIR);
 	return {
 		port: env.PORT,
@@ -95,6 +125,18 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 		quotas: { rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE, monthlySpendQuotaMicroUsd: env.MONTHLY_SPEND_QUOTA_MICRO_USD ?? null },
 		redisUrl: env.REDIS_URL,
 		http: { maxConnections: env.HTTP_MAX_CONNECTIONS, requestTimeoutMs: Math.round(env.HTTP_REQUEST_TIMEOUT_SECONDS * 1000) },
+		oauth: {
+			accessTokenTtlSeconds: env.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
+			refreshReuseGraceSeconds: env.OAUTH_REFRESH_REUSE_GRACE_SECONDS,
+			refreshTokenTtlSeconds: env.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
+			clientMetadataAllowLoopback: env.OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK === "true",
+		},
+		evaluations: {
+			worker: env.EVALUATION_WORKER,
+			workerConcurrency: env.EVALUATION_WORKER_CONCURRENCY,
+			leaseSeconds: env.EVALUATION_LEASE_SECONDS,
+			pollIntervalSeconds: env.KNOWLEDGE_POLL_INTERVAL_SECONDS,
+		},
 		knowledge: {
 			worker: env.KNOWLEDGE_WORKER,
 			workerConcurrency: env.KNOWLEDGE_WORKER_CONCURRENCY,
@@ -117,6 +159,17 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 						}
 					: { driver: "local" },
 			vectorStore: env.KNOWLEDGE_VECTOR_STORE,
+			parsing: {
+				processes: env.KNOWLEDGE_PARSER_PROCESSES,
+				memoryMegabytes: env.KNOWLEDGE_PARSER_MEMORY_MB,
+				timeoutSeconds: parseTimeoutSeconds,
+				retries: env.KNOWLEDGE_PARSE_RETRIES,
+				limits: {
+					maxExpandedBytes: env.KNOWLEDGE_PARSE_MAX_EXPANDED_BYTES,
+					maxCharacters: env.KNOWLEDGE_PARSE_MAX_CHARACTERS,
+					maxChunks: env.KNOWLEDGE_PARSE_MAX_CHUNKS,
+				},
+			},
 			// Sources created with Pinecone keep needing it after the default changes back to postgres.
 			pinecone:
 				env.PINECONE_API_KEY && env.PINECONE_INDEX_HOST

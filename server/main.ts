@@ -23,9 +23,11 @@ async function main() {
 		logger,
 		dataDirectory: config.dataDirectory,
 		knowledge: config.knowledge,
+		evaluations: config.evaluations,
 		quotas: config.quotas,
 		redisUrl: config.redisUrl,
 		http: config.http,
+		oauth: config.oauth,
 	});
 	logger.info("listening", { port: config.port, publicBaseUrl: config.publicBaseUrl });
 

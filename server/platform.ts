@@ -3,12 +3,16 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { DatabaseNotifications } from "./db/notifications";
 import type { HttpLimits } from "./http/http-server";
+import type { OAuthOptions } from "./oauth/oauth-options";
 import { openDatabase } from "./db/orm";
+import { DEFAULT_EVALUATION_OPTIONS, declareEvaluationQueue, type EvaluationOptions } from "./jobs/evaluation-job";
+import { startEvaluationSweeper, startEvaluationWorker } from "./jobs/evaluation-worker";
 import { declareIngestionQueue } from "./jobs/ingestion-job";
 import { startIngestionWorker, startOrphanSweeper } from "./jobs/ingestion-worker";
 import { JobQueue } from "./jobs/job-queue";
 import { VectorIndexes } from "./knowledge/index/vector-indexes";
 import { DEFAULT_KNOWLEDGE_OPTIONS, type KnowledgeOptions } from "./knowledge/options";
+import { ParserPool } from "./knowledge/parse/parser-pool";
 import { createKnowledgeSearchCaches } from "./knowledge/search/search-caches";
 import { LocalDiskStorage, objectsDirectory } from "./knowledge/storage/local-disk-storage";
 import type { ObjectStorage } from "./knowledge/storage/object-storage";
@@ -35,12 +39,16 @@ export interface PlatformOptions {
 	/** Root of stored document bytes (DATA_DIR); objects go under its `objects/`. */
 	dataDirectory?: string;
 	knowledge?: Partial<KnowledgeOptions>;
+	/** Evaluation runs: worker inline or off, runs at once, lease (server/jobs/evaluation-job.ts). */
+	evaluations?: Partial<EvaluationOptions>;
 	/** Per-key requests per minute and monthly spend quota, unless a workspace overrides them. */
 	quotas?: Partial<QuotaDefaults>;
 	/** REDIS_URL: rate-limit counters in Redis rather than PostgreSQL (docs/runtime.md, Quotas). */
 	redisUrl?: string;
 	/** Socket limits: HTTP_MAX_CONNECTIONS, HTTP_REQUEST_TIMEOUT_SECONDS (server/http/http-server.ts). */
 	http?: Partial<HttpLimits>;
+	/** The MCP control plane's authorization server (server/oauth/oauth-options.ts). */
+	oauth?: Partial<OAuthOptions>;
 }
 
 /**
@@ -75,6 +83,7 @@ export async function createPlatformServices(
 	try {
 		const knowledge = { ...DEFAULT_KNOWLEDGE_OPTIONS, ...options.knowledge };
 		const quotaDefaults = { ...DEFAULT_QUOTAS, ...options.quotas };
+		const evaluations = { ...DEFAULT_EVALUATION_OPTIONS, ...options.evaluations };
 		const settings: PlatformSettings = {
 			get publicBaseUrl() {
 				return options.publicBaseUrl();
@@ -89,9 +98,15 @@ export async function createPlatformServices(
 		const notifications = new DatabaseNotifications(options.databaseUrl, logger);
 		closers.push(() => notifications.close());
 
+		// Forked on the first document: a process that never ingests never has a parser. Created
+		// before the job queue so it closes after it (closers run in reverse): running jobs finish first.
+		const parsers = new ParserPool(knowledge.parsing, logger);
+		closers.push(() => parsers.close());
+
 		const jobs = await JobQueue.start(options.databaseUrl, logger, { supervise: role !== "cli" });
 		closers.push(() => jobs.stop());
 		await declareIngestionQueue(jobs, knowledge);
+		await declareEvaluationQueue(jobs, evaluations);
 
 		const secrets = new SecretBox(options.secretKey);
 		const signer = new UploadTokenSigner(options.secretKey);
@@ -140,6 +155,7 @@ export async function createPlatformServices(
 			selfServedUploads: localStorage ? { store: localStorage, signer } : null,
 			vectorIndexes,
 			search,
+			parsers,
 			providers: new ProviderAdapters(secrets, notifications, upstream),
 			deployments: new DeploymentResolver(notifications),
 			apiKeys: new ApiKeyCache(notifications),
@@ -158,7 +174,12 @@ export async function createPlatformServices(
 			const sweeper = startOrphanSweeper(orm, services, logger);
 			closers.push(() => sweeper.stop());
 		}
-		if (role === "worker" || (role === "server" && knowledge.worker === "inline")) await startIngestionWorker(orm, services, logger);
+		if (role === "worker" || (role === "server" && knowledge.worker === "inline")) startIngestionWorker(orm, services, logger);
+		if (role === "worker" || (role === "server" && evaluations.worker === "inline")) {
+			startEvaluationWorker(services, evaluations, logger);
+			const evaluationSweeper = startEvaluationSweeper(services, evaluations, logger);
+			closers.push(() => evaluationSweeper.stop());
+		}
 		return { services, close };
 	} catch (error) {
 		await close().catch(() => {});
@@ -179,11 +200,22 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 	const { services, close } = await createPlatformServices({ ...options, publicBaseUrl: () => publicBaseUrl }, "server");
 	try {
 		// Loaded here, not at the top: the worker and the operator CLI build the same services without HTTP.
-		const [{ createRequestListener }, { createHttpServer }] = await Promise.all([import("./http/app"), import("./http/http-server")]);
-		const server = createHttpServer(createRequestListener(services), options.http, services.logger).listen(options.port, options.host ?? "0.0.0.0");
+		const [{ createRequestListener }, { createHttpServer }, { createOAuthEndpoints }, { createMcpServer }] = await Promise.all([
+			import("./http/app"),
+			import("./http/http-server"),
+			import("./http/oauth-endpoints"),
+			import("./mcp/create-mcp-server"),
+		]);
+		const oauth = createOAuthEndpoints(services, options.oauth ?? {}, (context) => createMcpServer(context));
+		const server = createHttpServer(createRequestListener(services, oauth), options.http, services.logger).listen(options.port, options.host ?? "0.0.0.0");
 		await once(server, "listening");
 		const { port } = server.address() as AddressInfo;
 		publicBaseUrl ||= `http://localhost:${port}`;
+		// The issuer is the public address, known only now (port 0 in tests).
+		await oauth.start().catch(async (error) => {
+			server.close();
+			throw error;
+		});
 		return {
 			url: `http://127.0.0.1:${port}`,
 			server,
@@ -193,6 +225,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 					server.close(() => resolve());
 					server.closeIdleConnections();
 				});
+				await oauth.close();
 				await close();
 			},
 		};

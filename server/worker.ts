@@ -5,7 +5,7 @@ import { createLogger } from "./shared/logger";
 import { exitOnStartFailure, stopOnSignals } from "./shared/process-lifecycle";
 
 /**
- * `npm run worker`: ingestion without HTTP, for scale-out. Uses the API server's database
+ * `npm run worker`: ingestion and evaluation runs without HTTP, for scale-out. Uses the API server's database
  * (DATABASE_URL, or the running embedded one under DATA_DIR), SECRET_KEY (provider credentials
  * are decrypted here) and DATA_DIR (local-disk storage is shared).
  * Any number may run; pg-boss hands each job to one of them.
@@ -22,12 +22,13 @@ async function main() {
 			logger,
 			dataDirectory: config.dataDirectory,
 			knowledge: config.knowledge,
+			evaluations: config.evaluations,
 			quotas: config.quotas,
 			redisUrl: config.redisUrl,
 		},
 		"worker",
 	);
-	logger.info("knowledge worker started", { concurrency: config.knowledge.workerConcurrency });
+	logger.info("worker started", { knowledgeConcurrency: config.knowledge.workerConcurrency, evaluationConcurrency: config.evaluations.workerConcurrency });
 	stopOnSignals(logger, async () => {
 		await platform.close();
 		await database.stop();

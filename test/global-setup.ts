@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { buildBundles, SERVER_ENTRY_POINTS } from "../scripts/build";
 import { DEFAULT_TEST_SERVER_URL } from "./helpers/database";
 
 /**
@@ -19,6 +20,8 @@ import { DEFAULT_TEST_SERVER_URL } from "./helpers/database";
  * workers, and unlike inject() it also reaches processes that tests spawn.
  */
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
+  // The bundles the operator CLI tests run (test/helpers/operator-cli.ts), built once for the whole run.
+  await buildBundles(SERVER_ENTRY_POINTS, path.join(path.dirname(new URL(import.meta.url).pathname), "..", "dist"));
   if (process.env.TEST_DATABASE_URL) return undefined;
   // Test hook: TEST_DATABASE_PROBE_URL overrides the probed address, e.g. set it
   // to postgres://postgres@127.0.0.1:1/postgres to exercise the embedded path.

@@ -5,6 +5,18 @@ export const MAX_DOCUMENT_BYTES = 25 * 1024 * 1024;
 /** Direct (base64) uploads travel in a JSON body; bigger files use the presigned flow. */
 export const MAX_DIRECT_UPLOAD_BYTES = 5 * 1024 * 1024;
 
+const base64Length = (bytes: number) => Math.ceil(bytes / 3) * 4;
+/** Room in a direct-upload body for everything but the base64: the filename, content type and JSON punctuation. */
+const DIRECT_UPLOAD_ENVELOPE_BYTES = 64 * 1024;
+/** The largest direct-upload body read: a file at the direct limit in base64, with its envelope. */
+export const DIRECT_UPLOAD_BODY_BYTES = base64Length(MAX_DIRECT_UPLOAD_BYTES) + DIRECT_UPLOAD_ENVELOPE_BYTES;
+/**
+ * Direct-upload bodies that could carry a document the platform accepts (up to MAX_DOCUMENT_BYTES)
+ * are refused unread as a too-large `contentBase64` (400), not as a too-large body (413): the answer
+ * then says what to do, use the presigned flow. Beyond, 413.
+ */
+export const DIRECT_UPLOAD_REFUSED_BODY_BYTES = base64Length(MAX_DOCUMENT_BYTES) + DIRECT_UPLOAD_ENVELOPE_BYTES;
+
 /** Supported extensions and the content types each accepts (first one is the canonical type). */
 export const DOCUMENT_TYPES = {
 	pdf: ["application/pdf"],
@@ -128,14 +140,23 @@ export const ZPresignedUploadResponse = z
 	.object({ document: ZKnowledgeDocument, upload: ZUploadDescriptor })
 	.openapi("PresignedUpload");
 
-export const ZSearchRequest = z
+/** Search is a read (spec, Authentication: knowledge:read grants GET), so its input travels in the query string. */
+export const ZSearchQuery = z
 	.object({
-		query: z.string().trim().min(1).max(4000),
-		topK: z.number().int().min(1).max(50).default(5),
-		minScore: z.number().min(0).max(1).optional().openapi({ description: "Drop results scoring below this (0 to 1)." }),
+		query: z
+			.string()
+			.trim()
+			.min(1)
+			.max(4000)
+			.openapi({
+				description: "What to search for, percent-encoded; at most 4000 characters (the request line counts toward the 16 KiB header limit).",
+				example: "How do I reset my password?",
+			}),
+		topK: z.coerce.number().int().min(1).max(50).default(5).openapi({ description: "How many chunks to return, 1 to 50 (default 5).", example: 5 }),
+		// The type is spelled out: zod-to-openapi asks the schema whether it accepts null, and Number(null) is 0.
+		minScore: z.coerce.number().min(0).max(1).optional().openapi({ type: "number", minimum: 0, maximum: 1, description: "Drop results scoring below this (0 to 1)." }),
 	})
-	.strict()
-	.openapi("KnowledgeSearchRequest", { example: { query: "How do I reset my password?", topK: 5 } });
+	.strict();
 
 export const ZChunkLocation = z
 	.object({

@@ -106,23 +106,38 @@ export type TAssistantRunInput = z.infer<typeof ZAssistantRunInput>;
 
 export const ZStreamError = z
 	.object({
-		code: z.string(),
-		message: z.string(),
-		retryable: z.boolean(),
-		providerName: z.string().optional(),
+		code: z.string().openapi({ description: "A code of the error catalog (see ErrorEnvelope), e.g. `INTERNAL_ERROR` when the provider failed, `RATE_LIMITED` when it rate-limited." }),
+		message: z.string().openapi({ description: "Human-readable; names the provider and what failed." }),
+		retryable: z.boolean().openapi({ description: "Whether sending the same request again may succeed." }),
+		providerName: z.string().optional().openapi({ description: "The provider that failed, when one did." }),
 	})
-	.openapi("StreamError", { description: "Payload of the terminal `error` event." });
+	.openapi("StreamError", { description: "Data of the terminal `error` event." });
 export type TStreamError = z.infer<typeof ZStreamError>;
 
+export const ZStreamDelta = z.object({ content: z.string().openapi({ description: "The next piece of generated text; concatenate in order." }) }).openapi("StreamDelta", {
+	description: "Data of a `delta` event.",
+});
+export const ZStreamDone = z.object({ finishReason: ZFinishReason }).openapi("StreamDone", { description: "Data of the `done` event." });
+
+/** One frame of the stream: `event: <name>` and `data: <JSON>`, the data's schema named by the event. */
+function streamEvent<TData extends z.ZodTypeAny>(name: string, component: string, data: TData, description: string) {
+	return z.object({ event: z.literal(name), data }).openapi(component, { description });
+}
+
 export const SSE_DESCRIPTION = [
-	"Server-Sent Events. Each frame is `event: <name>` and `data: <json>`.",
-	"Sequence: zero or more `delta` ({content}), then `usage` ({inputTokens, outputTokens, totalTokens}), then `done` ({finishReason});",
-	"or a terminal `error` ({code, message, retryable, providerName?}) after which the stream ends.",
+	"Server-Sent Events. Each frame is `event: <name>` and `data: <json>`; this schema describes one frame, as `{event, data}` (the data line holds `data` as JSON).",
+	"Sequence: zero or more `delta` (StreamDelta), then `usage` (Usage), then `done` (StreamDone);",
+	"or a terminal `error` (StreamError) after which the stream ends.",
 	"Comment lines (`: keep-alive`) are sent during long silences. Clients ignore unknown event names.",
 	"Abort the request to cancel the generation; the upstream provider request is cancelled at once.",
+	'Example:\n\n```\nevent: delta\ndata: {"content":"Hel"}\n\nevent: delta\ndata: {"content":"lo"}\n\nevent: usage\ndata: {"inputTokens":5,"outputTokens":2,"totalTokens":7}\n\nevent: done\ndata: {"finishReason":"stop"}\n```',
 ].join(" ");
 
-export const ZSseStream = z.string().openapi("EventStream", {
-	description: SSE_DESCRIPTION,
-	example: 'event: delta\ndata: {"content":"Hel"}\n\nevent: delta\ndata: {"content":"lo"}\n\nevent: usage\ndata: {"inputTokens":5,"outputTokens":2,"totalTokens":7}\n\nevent: done\ndata: {"finishReason":"stop"}\n\n',
-});
+export const ZSseStream = z
+	.discriminatedUnion("event", [
+		streamEvent("delta", "DeltaEvent", ZStreamDelta, "A chunk of generated text."),
+		streamEvent("usage", "UsageEvent", ZUsage, "Final token accounting, after the last delta."),
+		streamEvent("done", "DoneEvent", ZStreamDone, "The generation finished; the stream ends."),
+		streamEvent("error", "ErrorEvent", ZStreamError, "A provider failure after the stream opened; the stream ends."),
+	])
+	.openapi("EventStream", { description: SSE_DESCRIPTION });

@@ -5,7 +5,7 @@ import type { RouteMetadata, Scope } from "../../contract/common";
 import { readBearerToken, requireScope } from "../modules/api-keys/authenticate-api-key";
 import { recordAuditEvent } from "../modules/audit/record-audit-event";
 import { createUseCaseContext, type PlatformServices, type UseCaseContext } from "../modules/platform-services";
-import { deleteExpiredRateLimitWindows } from "../modules/quotas/consume-request-quota";
+import { deleteExpiredRateLimitWindows, type RequestBudget } from "../modules/quotas/consume-request-quota";
 import { AppError, type FieldIssue } from "../shared/app-error";
 import type { ApiKeyPrincipal } from "../shared/principal";
 import { answerIdempotently } from "./middleware/idempotency";
@@ -43,8 +43,11 @@ export interface CompiledRoute {
 	definition: RouteDefinition;
 	metadata: RouteMetadata;
 	schemas: { params?: ZodTypeAny; query?: ZodTypeAny; headers?: ZodTypeAny; body?: ZodTypeAny };
-	/** Runtime routes count against the key's rate limit and the workspace's spend quota. */
-	metered: boolean;
+	/**
+	 * The key's request budget the route counts against: every authenticated route has one. The
+	 * runtime's also answers for the workspace's spend quota.
+	 */
+	budget?: RequestBudget;
 	/** Changes made through the API are audited; generations are traced instead (server/modules/traces). */
 	audited: boolean;
 }
@@ -88,9 +91,14 @@ export function compileRoute(definition: RouteDefinition): CompiledRoute {
 			headers: schemaOf(route.headers),
 			body: "body" in route ? schemaOf(route.body) : undefined,
 		},
-		metered: metadata.scope === "runtime:execute",
+		budget: budgetOf(metadata.scope),
 		audited: metadata.scope !== undefined && metadata.scope !== "runtime:execute" && route.method !== "GET",
 	};
+}
+
+function budgetOf(scope: Scope | undefined): RequestBudget | undefined {
+	if (scope === undefined) return undefined;
+	return scope === "runtime:execute" ? "runtime" : "knowledge";
 }
 
 /**
@@ -150,17 +158,18 @@ function checkScope(exchange: Exchange): void {
 
 function consumeQuota(exchange: Exchange, services: PlatformServices, state: PipelineState): void | Promise<void> {
 	const principal = exchange.principal;
-	if (!exchange.route.metered || !principal) return;
+	const budget = exchange.route.budget;
+	if (!budget || !principal) return;
 	if (++state.meteredRequests % CLEANUP_EVERY_REQUESTS === 0) {
 		deleteExpiredRateLimitWindows(services.orm.em.fork()).catch((error) => services.logger.warn("rate-limit cleanup failed", { error }));
 	}
 	// Most requests are decided in memory: undefined, no promise.
-	return services.quotas.consume(() => services.orm.em.fork(), { apiKeyId: principal.apiKeyId, workspaceId: principal.workspaceId });
+	return services.quotas.consume(() => services.orm.em.fork(), { apiKeyId: principal.apiKeyId, workspaceId: principal.workspaceId, budget });
 }
 
 function readBody(exchange: Exchange): void | Promise<void> {
 	if (!exchange.route.schemas.body) return;
-	return readJsonBody(exchange.request).then((body) => {
+	return readJsonBody(exchange.request, exchange.route.metadata.bodyLimit).then((body) => {
 		exchange.rawBody = body;
 	});
 }

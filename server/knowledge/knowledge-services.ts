@@ -2,6 +2,7 @@ import type { JobQueue } from "../jobs/job-queue";
 import type { SecretBox } from "../shared/crypto";
 import type { VectorIndexes } from "./index/vector-indexes";
 import type { KnowledgeOptions } from "./options";
+import type { ParserPool } from "./parse/parser-pool";
 import type { KnowledgeSearchCaches } from "./search/search-caches";
 import type { ObjectStorage } from "./storage/object-storage";
 
@@ -17,4 +18,6 @@ export interface KnowledgeServices {
 	/** Each source's vector index (PostgreSQL or Pinecone, by its vectorStore). */
 	readonly vectorIndexes: VectorIndexes;
 	readonly search: KnowledgeSearchCaches;
+	/** Parser processes: documents are parsed and chunked there, never on this process's event loop. */
+	readonly parsers: ParserPool;
 }

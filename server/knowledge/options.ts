@@ -1,4 +1,5 @@
 import type { PineconeOptions } from "./index/pinecone-vector-index";
+import { DEFAULT_PARSING_OPTIONS, type ParsingOptions } from "./parse/parser-pool";
 import type { S3StorageOptions } from "./storage/s3-storage";
 
 /** Knowledge settings the composition root reads from the environment (see docs/knowledge.md). */
@@ -23,6 +24,8 @@ export interface KnowledgeOptions {
 	vectorStore: "postgres" | "pinecone";
 	/** Required when any source uses Pinecone. */
 	pinecone?: PineconeOptions;
+	/** Parser processes and each document's budgets. */
+	parsing: ParsingOptions;
 }
 
 export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
@@ -35,4 +38,5 @@ export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
 	pollIntervalSeconds: 0.5,
 	storage: { driver: "local" },
 	vectorStore: "postgres",
+	parsing: DEFAULT_PARSING_OPTIONS,
 };

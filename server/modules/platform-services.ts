@@ -5,6 +5,7 @@ import type { JobQueue } from "../jobs/job-queue";
 import type { KnowledgeSearchCaches } from "../knowledge/search/search-caches";
 import type { VectorIndexes } from "../knowledge/index/vector-indexes";
 import type { KnowledgeOptions } from "../knowledge/options";
+import type { ParserPool } from "../knowledge/parse/parser-pool";
 import type { ObjectStorage, SelfServedUploads } from "../knowledge/storage/object-storage";
 import type { UploadTokenSigner } from "../knowledge/storage/upload-token";
 import type { SecretBox } from "../shared/crypto";
@@ -43,6 +44,8 @@ export interface PlatformServices {
 	readonly selfServedUploads: { store: SelfServedUploads; signer: UploadTokenSigner } | null;
 	readonly vectorIndexes: VectorIndexes;
 	readonly search: KnowledgeSearchCaches;
+	/** Parser processes for ingestion, forked on first use. */
+	readonly parsers: ParserPool;
 	readonly providers: ProviderAdapters;
 	readonly deployments: DeploymentResolver;
 	readonly apiKeys: ApiKeyCache;

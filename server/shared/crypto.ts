@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHmac, hash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
 
 const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keyLength: number, options: object) => Promise<Buffer>;
@@ -39,6 +39,11 @@ export class SecretBox {
 
 	constructor(secretKey: string) {
 		this.key = hash("sha256", `secret-box:${secretKey}`, "buffer");
+	}
+
+	/** A key for one purpose (cookie signing, CSRF tokens), derived from SECRET_KEY so every instance agrees on it. */
+	deriveKey(purpose: string): Buffer {
+		return createHmac("sha256", this.key).update(`derived:${purpose}`).digest();
 	}
 
 	encrypt(plaintext: string): string {

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SecretBox } from "../../server/shared/crypto";
+import { type OperatorCliResult, runOperatorCli } from "../helpers/operator-cli";
 import { startTestPlatform, TEST_SECRET_KEY, type TestPlatform } from "../helpers/platform";
 
 const run = promisify(execFile);
@@ -12,21 +13,24 @@ beforeAll(async () => {
 });
 afterAll(() => platform?.stop());
 
-/** Runs the CLI exactly as the README says, against the running server's database. */
-async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** The CLI exactly as the README says (`npm run admin`, which builds first): used for bootstrap. */
+async function npmRunAdmin(...args: string[]): Promise<OperatorCliResult> {
 	try {
 		const { stdout, stderr } = await run("npm", ["run", "--silent", "admin", "--", ...args, "--json"], {
 			env: { ...process.env, DATABASE_URL: platform.databaseUrl, SECRET_KEY: TEST_SECRET_KEY },
 		});
 		return { code: 0, stdout, stderr };
 	} catch (error) {
-		const failure = error as { code: number; stdout: string; stderr: string };
+		const failure = error as OperatorCliResult;
 		return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
 	}
 }
 
+/** The same bundle, built once for the run: every other command. */
+const admin = (...args: string[]) => runOperatorCli(platform.databaseUrl, args);
+
 async function adminJson(...args: string[]) {
-	const result = await admin(...args);
+	const result = await (args[0] === "bootstrap" ? npmRunAdmin : admin)(...args);
 	expect(result.stderr).toBe("");
 	expect(result.code).toBe(0);
 	return JSON.parse(result.stdout);

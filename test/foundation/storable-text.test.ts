@@ -74,7 +74,8 @@ describe("text the database cannot store is refused at the contract", () => {
 
 	it("in source names and descriptions, search queries and filenames", async () => {
 		await expectRefused("POST", "/knowledge/sources", { name: NUL, description: LONE_LOW }, ["name", "description"]);
-		await expectRefused("POST", `/knowledge/sources/${sourceId}/search`, { query: `how ${LONE_HIGH}` }, ["query"]);
+		// Search is a GET: a NUL arrives percent-encoded; a lone surrogate cannot (percent-decoding is UTF-8, which has none).
+		await expectRefused("GET", `/knowledge/sources/${sourceId}/search?query=how%00now&topK=3`, undefined, ["query"]);
 		await expectRefused("POST", `/knowledge/sources/${sourceId}/documents/upload`, { filename: `notes${LONE_HIGH}.txt`, contentBase64: "aGk=" }, ["filename"]);
 		await expectRefused("POST", `/knowledge/sources/${sourceId}/documents`, { filename: `notes${LONE_LOW}.txt`, contentType: "text/plain", byteSize: 2 }, ["filename"]);
 	});

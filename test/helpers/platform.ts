@@ -52,6 +52,9 @@ export async function startTestPlatform(options: Partial<PlatformOptions> = {}):
 		host: "127.0.0.1",
 		logger: createLogger(process.env.TEST_LOG_LEVEL === "debug" ? "debug" : "silent"),
 		...options,
+		// Unlimited requests per key unless a test sets a limit (options, or a workspace's rate_limit_per_minute):
+		// polling a document every 50 ms would otherwise run into the default 600 a minute.
+		quotas: { rateLimitPerMinute: 0, ...options.quotas },
 	});
 	const createTestWorkspace = async (): Promise<TestWorkspace> => {
 		counter += 1;

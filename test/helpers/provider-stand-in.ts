@@ -53,6 +53,8 @@ export interface ProviderStandIn {
 	/** Answers for the next requests, in order; once used up, `fallback` answers. */
 	script(...answers: ScriptedAnswer[]): void;
 	fallback: ScriptedAnswer;
+	/** Answers by request (after the script, before the fallback): concurrent callers get answers that depend on what they asked, not on arrival order. */
+	responder: ((request: RecordedRequest) => ScriptedAnswer | undefined) | null;
 	waitForClientClose(request: RecordedRequest, timeoutMs?: number): Promise<number>;
 	/** Resolves with the next request the stand-in receives (already received ones do not count). */
 	nextRequest(): Promise<RecordedRequest>;
@@ -72,6 +74,7 @@ export async function startProviderStandIn(options: { dialect?: Dialect } = {}):
 		origin: "",
 		requests,
 		fallback: { kind: "completion", content: "Hello from the stand-in" },
+		responder: null,
 		script: (...answers) => {
 			queue.push(...answers);
 		},
@@ -86,6 +89,7 @@ export async function startProviderStandIn(options: { dialect?: Dialect } = {}):
 		nextRequest: () => once(arrivals, "request").then(([recorded]) => recorded as RecordedRequest),
 		reset: () => {
 			queue = [];
+			standIn.responder = null;
 			requests.length = 0;
 		},
 		close: () => loopback.close(),
@@ -107,7 +111,7 @@ export async function startProviderStandIn(options: { dialect?: Dialect } = {}):
 		response.once("close", () => {
 			if (!response.writableFinished) recorded.clientClosedAt = Date.now();
 		});
-		const answer = queue.shift() ?? standIn.fallback;
+		const answer = queue.shift() ?? standIn.responder?.(recorded) ?? standIn.fallback;
 		await answerWith(dialect, answer, recorded, request, response);
 	});
 	const loopback = await listenOnLoopback(server);

@@ -5,7 +5,7 @@ import { INGESTION_JOB } from "../../server/jobs/ingestion-job";
 import { createPlatformServices } from "../../server/platform";
 import { createLogger } from "../../server/shared/logger";
 import { startTestPlatform, TEST_SECRET_KEY, type TestPlatform, type TestWorkspace } from "../helpers/platform";
-import { createSource, search, uploadDocument, waitForDocument } from "./knowledge-helpers";
+import { createSource, search, searchPath, uploadDocument, waitForDocument } from "./knowledge-helpers";
 
 describe("deleting a source leaves nothing behind", () => {
 	let platform: TestPlatform;
@@ -61,7 +61,7 @@ describe("deleting a source leaves nothing behind", () => {
 		expect(await count("select count(*) from knowledge_chunks where source_id = ?", [sourceId])).toBe(0);
 		expect(await count("select count(*) from pgboss.job where data->>'sourceId' = ?", [sourceId])).toBe(0);
 		expect(existsSync(sourceDirectory)).toBe(false);
-		expect((await platform.request("POST", `/knowledge/sources/${sourceId}/search`, { key: workspace.apiKey, body: { query: "indigo" } })).status).toBe(404);
+		expect((await platform.request("GET", searchPath(sourceId, { query: "indigo" }), { key: workspace.apiKey })).status).toBe(404);
 
 		// The other source is untouched.
 		expect(await count("select count(*) from knowledge_chunks where source_id = ?", [keep])).toBeGreaterThan(0);

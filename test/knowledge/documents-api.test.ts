@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_DIRECT_UPLOAD_BYTES } from "../../contract/schemas/knowledge";
 import { startTestPlatform, type TestPlatform, type TestWorkspace } from "../helpers/platform";
-import { createSource, type DocumentBody, uploadDocument, waitForDocument } from "./knowledge-helpers";
+import { createSource, type DocumentBody, searchPath, uploadDocument, waitForDocument } from "./knowledge-helpers";
 
 describe("knowledge document endpoints", () => {
 	let platform: TestPlatform;
@@ -21,7 +21,12 @@ describe("knowledge document endpoints", () => {
 
 	const upload = (body: Record<string, unknown>, key = workspace.apiKey, source = sourceId) =>
 		platform.request("POST", `/knowledge/sources/${source}/documents/upload`, { key, body });
-	const presign = (body: Record<string, unknown>, key = workspace.apiKey) => platform.request("POST", `/knowledge/sources/${sourceId}/documents`, { key, body });
+	const documentCount = async () => {
+		const response = await platform.request("GET", `/knowledge/sources/${sourceId}/documents?limit=100`, { key: workspace.apiKey });
+		return ((await response.json()) as { data: unknown[] }).data.length;
+	};
+	const presign = (body: Record<string, unknown>, key = workspace.apiKey, source = sourceId) =>
+		platform.request("POST", `/knowledge/sources/${source}/documents`, { key, body });
 
 	describe("direct upload", () => {
 		it("creates a PENDING document, derives the content type, and ingests it", async () => {
@@ -60,7 +65,48 @@ describe("knowledge document endpoints", () => {
 			expect(await response.json()).toMatchObject({ code: "VALIDATION_ERROR", fields: [{ field: "contentBase64" }] });
 		});
 
-		it("400 STORAGE_QUOTA_EXCEEDED past the workspace allowance, and nothing is stored", async () => {
+		it("400 VALIDATION_ERROR on contentBase64 for files of 6, 10 and 24 MiB, pointing at the presigned flow; 413 only past a 25 MiB file; nothing stored", async () => {
+			const documentsBefore = await documentCount();
+			for (const mebibytes of [6, 10, 24]) {
+				const response = await upload({ filename: "big.txt", contentBase64: Buffer.alloc(mebibytes * 1024 * 1024, 97).toString("base64") });
+				expect(response.status, `${mebibytes} MiB`).toBe(400);
+				const envelope = (await response.json()) as { code: string; fields: { field: string; issue: string }[] };
+				expect(envelope.code).toBe("VALIDATION_ERROR");
+				expect(envelope.fields).toEqual([{ field: "contentBase64", issue: expect.stringContaining("presigned flow") }]);
+			}
+			const beyond = await upload({ filename: "big.txt", contentBase64: Buffer.alloc(26 * 1024 * 1024, 97).toString("base64") });
+			expect(beyond.status).toBe(413);
+			expect(await beyond.json()).toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
+			expect(await documentCount()).toBe(documentsBefore);
+		});
+
+		it("400 VALIDATION_ERROR on contentBase64 for a chunked body that grows past a direct upload's size", async () => {
+			// A stream body has no Content-Length: fetch sends it chunked.
+			const piece = new TextEncoder().encode("Q".repeat(256 * 1024));
+			let sent = 0;
+			const body = new ReadableStream<Uint8Array>({
+				start: (controller) => controller.enqueue(new TextEncoder().encode('{"filename":"big.txt","contentBase64":"')),
+				pull: (controller) => {
+					if (sent >= 12 * 1024 * 1024) {
+						controller.enqueue(new TextEncoder().encode('"}'));
+						return controller.close();
+					}
+					sent += piece.length;
+					controller.enqueue(piece);
+				},
+			});
+			const response = await fetch(`${platform.url}/knowledge/sources/${sourceId}/documents/upload`, {
+				method: "POST",
+				headers: { authorization: `Bearer ${workspace.apiKey}`, "content-type": "application/json" },
+				body,
+				duplex: "half",
+			} as RequestInit);
+			const answer = { status: response.status, body: await response.text() };
+			expect(answer.status).toBe(400);
+			expect(JSON.parse(answer.body)).toMatchObject({ code: "VALIDATION_ERROR", fields: [{ field: "contentBase64" }] });
+		});
+
+		it("400 VALIDATION_ERROR on the size field past the workspace allowance, direct or presigned, and nothing is stored", async () => {
 			const small = await platform.createWorkspace();
 			await platform.orm.em.fork().getConnection().execute("update workspaces set storage_allowance_bytes = 10 where id = ?", [small.workspaceId]);
 			const smallSource = await createSource(platform, small.apiKey);
@@ -68,7 +114,14 @@ describe("knowledge document endpoints", () => {
 			expect(fits.status).toBe(201);
 			const over = await upload({ filename: "b.txt", contentBase64: Buffer.from("123").toString("base64") }, small.apiKey, smallSource);
 			expect(over.status).toBe(400);
-			expect(await over.json()).toMatchObject({ code: "STORAGE_QUOTA_EXCEEDED", status: 400 });
+			expect(await over.json()).toMatchObject({
+				code: "VALIDATION_ERROR",
+				status: 400,
+				fields: [{ field: "contentBase64", issue: "3 bytes would exceed the workspace's knowledge storage allowance (8 of 10 bytes used)" }],
+			});
+			const presigned = await presign({ filename: "c.txt", contentType: "text/plain", byteSize: 3 }, small.apiKey, smallSource);
+			expect(presigned.status).toBe(400);
+			expect(await presigned.json()).toMatchObject({ code: "VALIDATION_ERROR", fields: [{ field: "byteSize" }] });
 			const list = await platform.request("GET", `/knowledge/sources/${smallSource}/documents`, { key: small.apiKey });
 			expect(((await list.json()) as { data: unknown[] }).data).toHaveLength(1);
 		});
@@ -99,15 +152,15 @@ describe("knowledge document endpoints", () => {
 			const put = await fetch(target.url.replace("localhost", "127.0.0.1"), { method: "PUT", headers: target.headers, body: bytes });
 			expect(put.status).toBe(200);
 			const again = await fetch(target.url.replace("localhost", "127.0.0.1"), { method: "PUT", headers: target.headers, body: bytes });
-			expect(again.status).toBe(409);
-			expect(await again.json()).toMatchObject({ code: "INVALID_STATE", status: 409 });
+			expect(again.status).toBe(400);
+			expect(await again.json()).toMatchObject({ code: "INVALID_REQUEST", status: 400, message: "The bytes for this upload URL were already uploaded" });
 
 			const complete = await platform.request("POST", `/knowledge/sources/${sourceId}/documents/${document.id}/complete`, { key: workspace.apiKey });
 			expect(complete.status).toBe(200);
 			expect(await complete.json()).toMatchObject({ id: document.id, status: "PENDING" });
 			const second = await platform.request("POST", `/knowledge/sources/${sourceId}/documents/${document.id}/complete`, { key: workspace.apiKey });
-			expect(second.status).toBe(409);
-			expect(await second.json()).toMatchObject({ code: "INVALID_STATE" });
+			expect(second.status).toBe(400);
+			expect(await second.json()).toMatchObject({ code: "INVALID_REQUEST", message: "This document's upload is already complete" });
 			expect(await waitForDocument(platform, workspace.apiKey, sourceId, document.id)).toMatchObject({ status: "READY" });
 		});
 
@@ -161,7 +214,7 @@ describe("knowledge document endpoints", () => {
 	});
 
 	describe("retry", () => {
-		it("re-runs a FAILED document and refuses any other state with 409 INVALID_STATE", async () => {
+		it("re-runs a FAILED document and refuses any other state with 400 INVALID_REQUEST", async () => {
 			const empty = await uploadDocument(platform, workspace.apiKey, sourceId, "empty.txt", "");
 			const failed = await waitForDocument(platform, workspace.apiKey, sourceId, empty.id);
 			expect(failed).toMatchObject({ status: "FAILED", failureReason: "The file is empty", chunkCount: 0 });
@@ -173,8 +226,8 @@ describe("knowledge document endpoints", () => {
 			const ready = await uploadDocument(platform, workspace.apiKey, sourceId, "ok.txt", "fine");
 			await waitForDocument(platform, workspace.apiKey, sourceId, ready.id);
 			const refused = await platform.request("POST", `/knowledge/sources/${sourceId}/documents/${ready.id}/retry`, { key: workspace.apiKey });
-			expect(refused.status).toBe(409);
-			expect(await refused.json()).toMatchObject({ code: "INVALID_STATE", status: 409 });
+			expect(refused.status).toBe(400);
+			expect(await refused.json()).toMatchObject({ code: "INVALID_REQUEST", status: 400, message: "Only a FAILED document can be retried; this one is READY" });
 		});
 
 		it("fails a corrupt PDF with a reason, never a crash", async () => {
@@ -215,6 +268,28 @@ describe("knowledge document endpoints", () => {
 		});
 	});
 
+	describe("search", () => {
+		it("is a GET whose query parameters are validated, every offender named, and a POST is no route", async () => {
+			const get = async (path: string) => {
+				const response = await platform.request("GET", path, { key: workspace.apiKey });
+				return { status: response.status, body: await response.json() };
+			};
+			const ok = await get(searchPath(sourceId, { query: "nothing matches this", topK: 2, minScore: 0.5 }));
+			expect(ok).toEqual({ status: 200, body: { data: [] } });
+			const bad = await get(`/knowledge/sources/${sourceId}/search?topK=0&minScore=2&limit=3`);
+			expect(bad.status).toBe(400);
+			expect(bad.body.code).toBe("VALIDATION_ERROR");
+			expect(bad.body.fields.map((field: { field: string }) => field.field).sort()).toEqual(["limit", "minScore", "query", "topK"]);
+			const notNumber = await get(`/knowledge/sources/${sourceId}/search?query=x&topK=three`);
+			expect(notNumber.body.fields).toEqual([{ field: "topK", issue: "Expected number, received nan" }]);
+			const blank = await get(`/knowledge/sources/${sourceId}/search?query=%20%20`);
+			expect(blank.body.fields.map((field: { field: string }) => field.field)).toEqual(["query"]);
+			const post = await platform.request("POST", `/knowledge/sources/${sourceId}/search`, { key: workspace.apiKey, body: { query: "x" } });
+			expect(post.status).toBe(404);
+			expect(await post.json()).toMatchObject({ code: "NOT_FOUND" });
+		});
+	});
+
 	describe("authorization", () => {
 		it("403 FORBIDDEN without the scope the route needs", async () => {
 			const readOnly = await workspace.createKey(["knowledge:read"]);
@@ -231,7 +306,7 @@ describe("knowledge document endpoints", () => {
 			const reads: [string, string, unknown?][] = [
 				["GET", `/knowledge/sources/${sourceId}/documents`],
 				["GET", `/knowledge/sources/${sourceId}/documents/${document.id}`],
-				["POST", `/knowledge/sources/${sourceId}/search`, { query: "scoped" }],
+				["GET", searchPath(sourceId, { query: "scoped" })],
 			];
 			for (const [method, path, body] of writes) {
 				for (const key of [readOnly.key, runtimeOnly.key]) {
@@ -261,7 +336,7 @@ describe("knowledge document endpoints", () => {
 				["POST", `/knowledge/sources/${sourceId}/documents/${document.id}/complete`],
 				["POST", `/knowledge/sources/${sourceId}/documents/${document.id}/retry`],
 				["DELETE", `/knowledge/sources/${sourceId}/documents/${document.id}`],
-				["POST", `/knowledge/sources/${sourceId}/search`, { query: "private" }],
+				["GET", searchPath(sourceId, { query: "private" })],
 				// Their own source, but our document id: still not found.
 				["GET", `/knowledge/sources/${otherSource}/documents/${document.id}`],
 				["POST", `/knowledge/sources/${otherSource}/documents/${document.id}/retry`],

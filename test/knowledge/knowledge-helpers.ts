@@ -63,8 +63,14 @@ export async function eventually<T>(probe: () => Promise<T | undefined | false>,
 	throw new Error(`timed out waiting for ${what}`);
 }
 
-export async function search(platform: TestPlatform, key: string, sourceId: string, body: Record<string, unknown>) {
-	const response = await platform.request("POST", `/knowledge/sources/${sourceId}/search`, { key, body });
+/** `GET .../search?query=…&topK=…` from named parameters. */
+export function searchPath(sourceId: string, parameters: Record<string, string | number>): string {
+	const query = new URLSearchParams(Object.fromEntries(Object.entries(parameters).map(([name, value]) => [name, String(value)])));
+	return `/knowledge/sources/${sourceId}/search?${query}`;
+}
+
+export async function search(platform: TestPlatform, key: string, sourceId: string, parameters: Record<string, string | number>) {
+	const response = await platform.request("GET", searchPath(sourceId, parameters), { key });
 	if (response.status !== 200) throw new Error(`search: ${response.status} ${await response.text()}`);
 	return ((await response.json()) as { data: { chunkId: string; documentId: string; filename: string; text: string; score: number; location: Record<string, unknown> }[] }).data;
 }

@@ -1,36 +1,16 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
+import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setProviderCredential } from "../../server/modules/provider-credentials/set-provider-credential";
 import { type EmbeddingsStandIn, startEmbeddingsStandIn } from "../helpers/embeddings-stand-in";
-import { startTestPlatform, TEST_SECRET_KEY, type TestPlatform, type TestWorkspace } from "../helpers/platform";
+import { startTestPlatform, type TestPlatform, type TestWorkspace } from "../helpers/platform";
+import { startWorkerProcess, stopWorkerProcess } from "../helpers/worker-process";
 import { eventually, uploadDocument, waitForDocument } from "./knowledge-helpers";
 
 /**
- * The command behind `npm run worker`, spawned directly: through npm, kill -9 would hit npm and
- * leave the node process it started running.
+ * Longer than a parser process takes to start under tsx on a loaded machine (its first document
+ * waits for it), so only the killed worker's claim goes stale.
  */
-function startWorker(platform: TestPlatform): ChildProcess {
-	return spawn(process.execPath, ["--import", "tsx", "server/worker.ts"], {
-		cwd: process.cwd(),
-		env: {
-			...process.env,
-			DATABASE_URL: platform.databaseUrl,
-			SECRET_KEY: TEST_SECRET_KEY,
-			DATA_DIR: platform.dataDirectory,
-			LOG_LEVEL: "error",
-			KNOWLEDGE_PROCESSING_TIMEOUT_SECONDS: "2",
-		},
-		stdio: ["ignore", "ignore", "inherit"],
-	});
-}
-
-async function stopWorker(worker: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-	if (worker.exitCode !== null || worker.signalCode !== null) return;
-	const exited = once(worker, "exit");
-	worker.kill(signal);
-	await exited;
-}
+const startWorker = (platform: TestPlatform) => startWorkerProcess(platform, { KNOWLEDGE_PROCESSING_TIMEOUT_SECONDS: "8" });
 
 describe("a worker killed mid-document", () => {
 	let platform: TestPlatform;
@@ -40,14 +20,14 @@ describe("a worker killed mid-document", () => {
 
 	beforeAll(async () => {
 		// No in-process worker: only the spawned ones ingest. The sweeper still runs here.
-		platform = await startTestPlatform({ knowledge: { worker: "off", processingTimeoutSeconds: 2, sweepIntervalSeconds: 0.5 } });
+		platform = await startTestPlatform({ knowledge: { worker: "off", processingTimeoutSeconds: 8, sweepIntervalSeconds: 0.5 } });
 		workspace = await platform.createWorkspace();
 		// The source embeds through a provider stand-in, so a test can hold a worker mid-document.
 		embeddings = await startEmbeddingsStandIn();
 		await setProviderCredential(platform.operator(), { workspaceId: workspace.workspaceId, provider: "openai", apiKey: "sk-stand-in-0123456789", baseUrl: embeddings.baseUrl });
 	});
 	afterAll(async () => {
-		for (const worker of workers) await stopWorker(worker, "SIGKILL");
+		for (const worker of workers) await stopWorkerProcess(worker, "SIGKILL");
 		await embeddings?.close();
 		await platform?.stop();
 	});
@@ -68,14 +48,14 @@ describe("a worker killed mid-document", () => {
 		workers.push(stuck);
 		await embedding;
 		expect((await waitForDocument(platform, workspace.apiKey, sourceId, document.id, ["PROCESSING"], 5_000)).status).toBe("PROCESSING");
-		await stopWorker(stuck, "SIGKILL");
+		await stopWorkerProcess(stuck, "SIGKILL");
 
 		// The sweeper notices the stale claim and re-queues it as attempt 2.
 		const connection = platform.orm.em.fork().getConnection();
 		await eventually(async () => {
 			const [row] = await connection.execute("select status, attempts from knowledge_documents where id = ?", [document.id]);
 			return row.status === "PENDING" && row.attempts === 2;
-		}, 20_000, "the sweeper to re-queue the document");
+		}, 30_000, "the sweeper to re-queue the document");
 
 		const clean = startWorker(platform);
 		workers.push(clean);
@@ -94,6 +74,6 @@ describe("a worker killed mid-document", () => {
 		// The dead worker's job is stale (attempt 1): even if pg-boss hands it out again it changes nothing.
 		const [{ count }] = await connection.execute("select count(*)::int as count from knowledge_chunks where document_id = ?", [document.id]);
 		expect(count).toBe(ready.chunkCount);
-		await stopWorker(clean, "SIGTERM");
+		await stopWorkerProcess(clean, "SIGTERM");
 	}, 90_000);
 });

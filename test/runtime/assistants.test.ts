@@ -1,5 +1,3 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { createAssistant } from "../../server/modules/assistants/create-assistant";
 import { createAssistantVersion } from "../../server/modules/assistants/create-assistant-version";
@@ -7,19 +5,18 @@ import { publishAssistantVersion } from "../../server/modules/assistants/publish
 import { rollbackAssistantDeployment } from "../../server/modules/assistants/rollback-assistant-deployment";
 import { updateAssistantDraft } from "../../server/modules/assistants/update-assistant-draft";
 import { parseSseFrames, type ProviderStandIn } from "../helpers/provider-stand-in";
-import { TEST_SECRET_KEY, type TestPlatform } from "../helpers/platform";
+import type { TestPlatform } from "../helpers/platform";
 import { workspaceWithCredential, useRuntimeTestbed } from "./runtime-fixtures";
+import { runOperatorCli } from "../helpers/operator-cli";
 
-const run = promisify(execFile);
 let platform: TestPlatform;
 let standIn: ProviderStandIn;
 
 useRuntimeTestbed((started) => ({ platform, standIn } = started));
 
 async function admin(...args: string[]) {
-	const { stdout } = await run("npm", ["run", "--silent", "admin", "--", ...args, "--json"], {
-		env: { ...process.env, DATABASE_URL: platform.databaseUrl, SECRET_KEY: TEST_SECRET_KEY },
-	});
+	const { code, stdout, stderr } = await runOperatorCli(platform.databaseUrl, args);
+	if (code !== 0) throw new Error(`admin ${args.join(" ")} exited ${code}: ${stderr}`);
 	return JSON.parse(stdout);
 }
 

@@ -68,14 +68,14 @@ describe("POST /runtime/execute", () => {
 	});
 
 	it.each([
-		{ upstream: 401, status: 502, code: "PROVIDER_AUTHENTICATION_FAILED" },
-		{ upstream: 403, status: 502, code: "PROVIDER_AUTHENTICATION_FAILED" },
-		{ upstream: 400, status: 400, code: "INVALID_REQUEST" },
-		{ upstream: 404, status: 400, code: "INVALID_REQUEST" },
-		{ upstream: 422, status: 400, code: "INVALID_REQUEST" },
-		{ upstream: 500, status: 502, code: "PROVIDER_ERROR" },
-		{ upstream: 503, status: 502, code: "PROVIDER_ERROR" },
-	])("maps an upstream $upstream to $status $code", async ({ upstream, status, code }) => {
+		{ upstream: 401, status: 400, code: "INVALID_REQUEST", message: /^openai rejected the workspace's stored credential \(HTTP 401\); update it in the provider settings$/ },
+		{ upstream: 403, status: 400, code: "INVALID_REQUEST", message: /^openai rejected the workspace's stored credential \(HTTP 403\)/ },
+		{ upstream: 400, status: 400, code: "INVALID_REQUEST", message: /openai rejected the request.*does not exist/ },
+		{ upstream: 404, status: 400, code: "INVALID_REQUEST", message: /openai rejected the request.*does not exist/ },
+		{ upstream: 422, status: 400, code: "INVALID_REQUEST", message: /openai rejected the request.*does not exist/ },
+		{ upstream: 500, status: 502, code: "INTERNAL_ERROR", message: /^openai failed with HTTP 500/ },
+		{ upstream: 503, status: 502, code: "INTERNAL_ERROR", message: /^openai failed with HTTP 503/ },
+	])("maps an upstream $upstream to $status $code, naming the provider", async ({ upstream, status, code, message }) => {
 		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
 		standIn.fallback = {
 			kind: "error",
@@ -85,50 +85,65 @@ describe("POST /runtime/execute", () => {
 		try {
 			const result = await execute(apiKey, executeBody({ config: { maxRetries: 0 } }));
 			expect(result.status).toBe(status);
-			expect(result.body.code).toBe(code);
-			if (code === "INVALID_REQUEST") expect(result.body.message).toMatch(/openai rejected the request.*does not exist/);
+			expect(result.body).toMatchObject({ code, status });
+			expect(result.body.message).toMatch(message);
+			// The provider's wording of a bad key quotes the key; ours never does.
+			expect(result.body.message).not.toContain(PROVIDER_KEY);
 		} finally {
 			standIn.fallback = { kind: "completion" };
 		}
 	});
 
-	it("maps an upstream 429 to 429 PROVIDER_RATE_LIMITED and forwards Retry-After", async () => {
+	it("maps an upstream 429 to 429 RATE_LIMITED naming the provider, and forwards Retry-After", async () => {
 		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
 		standIn.script({ kind: "error", status: 429, type: "rate_limit_exceeded", headers: { "retry-after": "7" } });
 		const result = await execute(apiKey, executeBody({ config: { maxRetries: 0 } }));
 		expect(result.status).toBe(429);
-		expect(result.body.code).toBe("PROVIDER_RATE_LIMITED");
+		expect(result.body.code).toBe("RATE_LIMITED");
+		expect(result.body.message).toMatch(/^openai rate-limited the workspace's credential/);
 		expect(result.headers.get("retry-after")).toBe("7");
 	});
 
-	it("maps a malformed answer to 502 PROVIDER_ERROR", async () => {
+	it("answers an upstream 429 without Retry-After with Retry-After: 1", async () => {
+		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		standIn.script({ kind: "error", status: 429, type: "rate_limit_exceeded" });
+		const result = await execute(apiKey, executeBody({ config: { maxRetries: 0 } }));
+		expect(result.status).toBe(429);
+		expect(result.body.code).toBe("RATE_LIMITED");
+		expect(result.headers.get("retry-after")).toBe("1");
+	});
+
+	it("maps a malformed answer to 502 INTERNAL_ERROR naming the provider", async () => {
 		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
 		standIn.script({ kind: "raw", status: 200, body: '{"choices":[]}' });
 		const result = await execute(apiKey, executeBody({ config: { maxRetries: 0 } }));
 		expect(result.status).toBe(502);
-		expect(result.body.code).toBe("PROVIDER_ERROR");
+		expect(result.body.code).toBe("INTERNAL_ERROR");
+		expect(result.body.message).toMatch(/^openai sent a malformed answer/);
 	});
 
-	it("maps a refused connection to 503 PROVIDER_UNAVAILABLE and a reset connection likewise", async () => {
+	it("maps a refused connection to 503 INTERNAL_ERROR and a reset connection likewise", async () => {
 		const { apiKey } = await workspaceWithCredential(platform, "openai", await refusedPortUrl());
 		const refused = await execute(apiKey, executeBody({ config: { maxRetries: 0 } }));
 		expect(refused.status).toBe(503);
-		expect(refused.body.code).toBe("PROVIDER_UNAVAILABLE");
+		expect(refused.body.code).toBe("INTERNAL_ERROR");
+		expect(refused.body.message).toMatch(/^openai could not be reached \(ECONNREFUSED\)/);
 
 		const other = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
 		standIn.script({ kind: "reset" });
 		const reset = await execute(other.apiKey, executeBody({ config: { maxRetries: 0 } }));
 		expect(reset.status).toBe(503);
-		expect(reset.body.code).toBe("PROVIDER_UNAVAILABLE");
+		expect(reset.body.code).toBe("INTERNAL_ERROR");
 	});
 
-	it("aborts the upstream request after config.timeoutMs with 504 PROVIDER_TIMEOUT", async () => {
+	it("aborts the upstream request after config.timeoutMs with 504 INTERNAL_ERROR", async () => {
 		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
 		standIn.script({ kind: "hang" });
 		const started = Date.now();
 		const result = await execute(apiKey, executeBody({ config: { timeoutMs: 300, maxRetries: 0 } }));
 		expect(result.status).toBe(504);
-		expect(result.body.code).toBe("PROVIDER_TIMEOUT");
+		expect(result.body.code).toBe("INTERNAL_ERROR");
+		expect(result.body.message).toContain("300 ms timeout (config.timeoutMs)");
 		expect(Date.now() - started).toBeLessThan(2000);
 		await standIn.waitForClientClose(standIn.requests[0], 1000);
 	});
@@ -243,18 +258,20 @@ describe("POST /runtime/execute through the Mistral adapter", () => {
 		mistral.script({ kind: "error", status: 429, headers: { "retry-after": "3" } });
 		const limited = await execute(apiKey, executeBody({ providerName: "mistral", model: "m", config: { maxRetries: 0 } }));
 		expect(limited.status).toBe(429);
-		expect(limited.body.code).toBe("PROVIDER_RATE_LIMITED");
+		expect(limited.body.code).toBe("RATE_LIMITED");
 		expect(limited.headers.get("retry-after")).toBe("3");
 
 		mistral.script({ kind: "error", status: 401, message: `Unauthorized ${PROVIDER_KEY}` });
 		const unauthorized = await execute(apiKey, executeBody({ providerName: "mistral", model: "m", config: { maxRetries: 0 } }));
-		expect(unauthorized.status).toBe(502);
-		expect(unauthorized.body.code).toBe("PROVIDER_AUTHENTICATION_FAILED");
+		expect(unauthorized.status).toBe(400);
+		expect(unauthorized.body.code).toBe("INVALID_REQUEST");
+		expect(unauthorized.body.message).toMatch(/^mistral rejected the workspace's stored credential/);
 
 		mistral.reset();
 		mistral.script({ kind: "error", status: 503 }, { kind: "error", status: 503 }, { kind: "error", status: 503 });
 		const unavailable = await execute(apiKey, executeBody({ providerName: "mistral", model: "m", config: { maxRetries: 2 } }));
-		expect(unavailable.body.code).toBe("PROVIDER_ERROR");
+		expect(unavailable.status).toBe(502);
+		expect(unavailable.body.code).toBe("INTERNAL_ERROR");
 		expect(mistral.requests).toHaveLength(3);
 	});
 });

@@ -53,9 +53,9 @@ describe("POST /runtime/stream", () => {
 		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
 		standIn.script({ kind: "error", status: 401 });
 		const result = await stream(apiKey, executeBody({ config: { maxRetries: 0 } }));
-		expect(result.status).toBe(502);
+		expect(result.status).toBe(400);
 		expect(result.headers.get("content-type")).toContain("application/json");
-		expect(JSON.parse(result.text).code).toBe("PROVIDER_AUTHENTICATION_FAILED");
+		expect(JSON.parse(result.text)).toMatchObject({ code: "INVALID_REQUEST", status: 400, message: expect.stringMatching(/^openai rejected the workspace's stored credential/) });
 
 		const missing = await stream(apiKey, executeBody({ providerName: "mistral" }));
 		expect(missing.status).toBe(400);
@@ -78,7 +78,7 @@ describe("POST /runtime/stream", () => {
 		expect(result.status).toBe(200);
 		const frames = parseSseFrames(result.text);
 		expect(frames.map((frame) => frame.event)).toEqual(["delta", "delta", "error"]);
-		expect(frames[2].data).toMatchObject({ code: "PROVIDER_UNAVAILABLE", retryable: true, providerName: "openai" });
+		expect(frames[2].data).toMatchObject({ code: "INTERNAL_ERROR", retryable: true, providerName: "openai" });
 		expect(typeof (frames[2].data as { message: string }).message).toBe("string");
 		expect(standIn.requests).toHaveLength(1);
 	});
@@ -96,23 +96,23 @@ describe("POST /runtime/stream", () => {
 		const frames = parseSseFrames(result.text);
 		expect(frames.map((frame) => frame.event)).toEqual(["delta", "delta", "error"]);
 		expect(frames.slice(0, 2).map((frame) => (frame.data as { content: string }).content)).toEqual(["par", "tial"]);
-		expect(frames[2].data).toMatchObject({ code: "PROVIDER_ERROR", retryable: false, providerName: "openai" });
+		expect(frames[2].data).toMatchObject({ code: "INTERNAL_ERROR", retryable: false, providerName: "openai" });
 		expect((frames[2].data as { message: string }).message).toContain("The server had an error while processing your request");
 	});
 
-	it("times out mid-stream with a terminal PROVIDER_TIMEOUT error event, and 504 before the first event", async () => {
+	it("times out mid-stream with a terminal INTERNAL_ERROR event, and 504 INTERNAL_ERROR before the first event", async () => {
 		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
 		standIn.script({ kind: "completion", content: ["one", "two"], hangAfterChunks: 1 });
 		const result = await stream(apiKey, executeBody({ config: { timeoutMs: 400 } }));
 		const frames = parseSseFrames(result.text);
 		expect(frames.map((frame) => frame.event)).toEqual(["delta", "error"]);
-		expect(frames[1].data).toMatchObject({ code: "PROVIDER_TIMEOUT", providerName: "openai" });
+		expect(frames[1].data).toMatchObject({ code: "INTERNAL_ERROR", providerName: "openai", message: expect.stringContaining("400 ms timeout") });
 		await standIn.waitForClientClose(standIn.requests[0], 1000);
 
 		standIn.script({ kind: "hang" });
 		const early = await stream(apiKey, executeBody({ config: { timeoutMs: 300 } }));
 		expect(early.status).toBe(504);
-		expect(JSON.parse(early.text).code).toBe("PROVIDER_TIMEOUT");
+		expect(JSON.parse(early.text)).toMatchObject({ code: "INTERNAL_ERROR", status: 504 });
 	});
 
 	it("closes the upstream connection within a second of the client aborting", async () => {

@@ -52,7 +52,7 @@ describe("traces", () => {
 		const [streamed, failed] = await tracesOf(workspaceId);
 		expect(streamed).toMatchObject({ streamed: true, output: "ab", finish_reason: "stop" });
 		expect(streamed.time_to_first_token_ms).toBeGreaterThanOrEqual(100);
-		expect(failed).toMatchObject({ error_code: "PROVIDER_AUTHENTICATION_FAILED", finish_reason: "error" });
+		expect(failed).toMatchObject({ error_code: "INVALID_REQUEST", finish_reason: "error" });
 	});
 
 	it("keeps metadata but not content when the workspace switched content storage off", async () => {

@@ -2,17 +2,25 @@
  * The SDK as its users get it: `npm pack`, installed into an empty project outside this repository,
  * type-checked by that project's own tsconfig (once for browsers: `lib: DOM`, no @types/node; once
  * for Node: NodeNext resolution, Node's types, no DOM), then sdk/examples/ (the files sdk/README.md
- * shows) run with `node` against a real server whose model provider is the stand-in.
+ * shows) run against a real server whose model provider is the stand-in: with `node`, with Bun and
+ * with Deno (the runtimes' own npm packages, installed beside the project), and the package bundled
+ * for a browser page driven by Chromium. One server, one tarball, one project for all of them.
  */
 import { execFile } from "node:child_process";
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { build } from "esbuild";
+import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestPlatform, TEST_SECRET_KEY, type TestPlatform, type TestWorkspace } from "../helpers/platform";
+import type * as Sdk from "../../sdk/src/index";
+import { type LoopbackServer, listenOnLoopback } from "../helpers/loopback-server";
+import { startTestPlatform, type TestPlatform, type TestWorkspace } from "../helpers/platform";
 import { type ProviderStandIn, startProviderStandIn } from "../helpers/provider-stand-in";
 import { workspaceWithCredential } from "../runtime/runtime-fixtures";
+import { runOperatorCli } from "../helpers/operator-cli";
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -20,17 +28,22 @@ const SDK = join(ROOT, "sdk");
 const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
 const PACKAGE_NAME = "@ai-app-platform/sdk";
 const EXAMPLES = ["execute", "stream", "deployed-assistant", "upload-and-search", "error-handling"];
+// The runtimes as npm ships them (each package brings its binary through an optional dependency).
+const BUN_VERSION = "1.4.5";
+const DENO_VERSION = "2.9.6";
+const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
 
 let platform: TestPlatform;
 let standIn: ProviderStandIn;
 let workspace: TestWorkspace;
 let project: string;
+/** Where bun and deno are installed: beside the consumer project, so that its node_modules holds the SDK alone. */
+let runtimes: string;
 
 async function admin(...args: string[]): Promise<unknown> {
-	const { stdout } = await run("npm", ["run", "--silent", "admin", "--", ...args, "--json"], {
-		cwd: ROOT,
-		env: { ...process.env, DATABASE_URL: platform.databaseUrl, SECRET_KEY: TEST_SECRET_KEY },
-	});
+	const { code, stdout, stderr } = await runOperatorCli(platform.databaseUrl, args);
+	if (code !== 0) throw new Error(`admin ${args.join(" ")} exited ${code}: ${stderr}`);
 	return JSON.parse(stdout);
 }
 
@@ -56,21 +69,57 @@ async function typeCheck(configFile: string): Promise<void> {
 	}
 }
 
-async function runExample(outDir: string, name: string): Promise<string> {
-	const { stdout } = await run("node", [join(outDir, "examples", `${name}.js`)], {
-		cwd: project,
-		env: { PATH: process.env.PATH, PLATFORM_API_KEY: workspace.apiKey, PLATFORM_BASE_URL: platform.url },
-	});
-	return stdout;
+/** Runs a command in the consumer project with nothing from our environment but PATH, the key and the server's address. */
+async function runInProject(command: string, args: string[], env: Record<string, string> = {}): Promise<string> {
+	try {
+		const { stdout } = await run(command, args, {
+			cwd: project,
+			env: { PATH: process.env.PATH, PLATFORM_API_KEY: workspace.apiKey, PLATFORM_BASE_URL: platform.url, ...env },
+		});
+		return stdout;
+	} catch (error) {
+		const failure = error as { stdout?: string; stderr?: string };
+		throw new Error(`${command} ${args.join(" ")} failed:\n${failure.stdout}${failure.stderr}`);
+	}
 }
 
-beforeAll(async () => {
+function runExample(outDir: string, name: string): Promise<string> {
+	return runInProject("node", [join(outDir, "examples", `${name}.js`)]);
+}
+
+/** What each example prints when it works, whichever runtime runs it. */
+async function expectEveryExampleToWork(runOne: (name: string) => Promise<string>): Promise<void> {
+	expect(await runOne("execute")).toMatch(/Hello from the stand-in \(request req_/);
+	const streamed = await runOne("stream");
+	expect(streamed).toContain("finish: stop");
+	expect(streamed).toContain("Hello from the stand-in");
+	expect(await runOne("deployed-assistant")).toContain("Hello from the stand-in");
+	expect(standIn.requests.at(-1)?.body).toMatchObject({ messages: expect.arrayContaining([{ role: "system", content: "You help Ada." }]) });
+	const searched = await runOne("upload-and-search");
+	expect(searched).toContain("returns.md: READY");
+	expect(searched).toMatch(/returns\.md: [^]*30 days/);
+	const errors = await runOne("error-handling");
+	expect(errors).toMatch(/not found: NOT_FOUND \(request req_/);
+	expect(errors).toContain("invalid messages");
+}
+
+/** bun and deno from their npm packages, at exact versions (their install scripts put the platform's binary in place). */
+async function installRuntimes(): Promise<void> {
+	await mkdir(runtimes);
+	await writeFile(join(runtimes, "package.json"), JSON.stringify({ name: "runtimes", private: true, allowScripts: { bun: true, deno: true } }));
+	await run("npm", ["install", "--no-audit", "--no-fund", "--save-exact", `bun@${BUN_VERSION}`, `deno@${DENO_VERSION}`], { cwd: runtimes });
+}
+
+/** The server with the provider stand-in and a deployed `support-bot`, as the examples expect. */
+async function startServer(): Promise<void> {
 	platform = await startTestPlatform();
 	standIn = await startProviderStandIn();
 	workspace = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
 	await deploySupportBot(workspace.workspaceId);
+}
 
-	project = await mkdtemp(join(tmpdir(), "sdk-consumer-"));
+/** `npm pack`, the tarball installed into the empty project, and the examples copied beside it. */
+async function installPackedSdk(): Promise<void> {
 	// `npm pack` runs the package's prepack script: the build into sdk/dist.
 	const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", project], { cwd: SDK });
 	const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
@@ -82,6 +131,12 @@ beforeAll(async () => {
 	await run("npm", ["install", "--offline", "--no-audit", "--no-fund", join(project, packed.filename)], { cwd: project });
 	await mkdir(join(project, "examples"));
 	for (const name of EXAMPLES) await copyFile(join(SDK, "examples", `${name}.ts`), join(project, "examples", `${name}.ts`));
+}
+
+beforeAll(async () => {
+	project = await mkdtemp(join(tmpdir(), "sdk-consumer-"));
+	runtimes = join(project, "runtimes");
+	await Promise.all([startServer(), installPackedSdk(), installRuntimes()]);
 }, 240_000);
 
 afterAll(async () => {
@@ -156,23 +211,157 @@ describe("the packed SDK in an empty project", () => {
 		);
 		await typeCheck("tsconfig.node.json");
 
-		expect(await runExample("out-node", "execute")).toContain("Hello from the stand-in");
-		const streamed = await runExample("out-node", "stream");
-		expect(streamed).toContain("finish: stop");
-		expect(streamed).toContain("Hello from the stand-in");
-		expect(await runExample("out-node", "deployed-assistant")).toContain("Hello from the stand-in");
-		expect(standIn.requests.at(-1)?.body).toMatchObject({ messages: expect.arrayContaining([{ role: "system", content: "You help Ada." }]) });
-		const searched = await runExample("out-node", "upload-and-search");
-		expect(searched).toContain("returns.md: READY");
-		expect(searched).toMatch(/returns\.md: [^]*30 days/);
-		const errors = await runExample("out-node", "error-handling");
-		expect(errors).toMatch(/not found: NOT_FOUND \(request req_/);
-		expect(errors).toContain("invalid messages");
-
-		const { stdout } = await run("node", [join("out-node", "node-helpers.js")], {
-			cwd: project,
-			env: { PATH: process.env.PATH, PLATFORM_API_KEY: workspace.apiKey, PLATFORM_BASE_URL: platform.url },
-		});
-		expect(stdout.trim().split("\n")).toEqual(["READY", "READY", "READY"]);
+		await expectEveryExampleToWork((name) => runExample("out-node", name));
+		const helpers = await runInProject("node", [join("out-node", "node-helpers.js")]);
+		expect(helpers.trim().split("\n")).toEqual(["READY", "READY", "READY"]);
 	}, 180_000);
+});
+
+describe(`the packed SDK in Bun ${BUN_VERSION}`, () => {
+	it("runs every example, TypeScript as written, against the server", async () => {
+		const bun = join(runtimes, "node_modules", ".bin", "bun");
+		expect((await runInProject(bun, ["--version"])).trim()).toBe(BUN_VERSION);
+		await expectEveryExampleToWork((name) => runInProject(bun, [join("examples", `${name}.ts`)]));
+	}, 120_000);
+});
+
+describe(`the packed SDK in Deno ${DENO_VERSION}`, () => {
+	// Deno's cache stays in the project, and no update check leaves the machine.
+	const denoEnvironment = () => ({ DENO_DIR: join(project, ".deno"), DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" });
+
+	it("type-checks every example with Deno's TypeScript, then runs each allowed only the server's address and the SDK's variables", async () => {
+		const deno = join(runtimes, "node_modules", ".bin", "deno");
+		expect(await runInProject(deno, ["--version"], denoEnvironment())).toContain(`deno ${DENO_VERSION}`);
+		await runInProject(deno, ["check", ...EXAMPLES.map((name) => join("examples", `${name}.ts`))], denoEnvironment());
+		const permissions = [`--allow-net=${new URL(platform.url).host}`, "--allow-env=PLATFORM_API_KEY,PLATFORM_BASE_URL,PLATFORM_LOG"];
+		await expectEveryExampleToWork((name) => runInProject(deno, ["run", ...permissions, join("examples", `${name}.ts`)], denoEnvironment()));
+	}, 120_000);
+});
+
+describe("the packed SDK in a browser (Chromium)", () => {
+	let browser: Browser;
+	let bundle: string;
+	let browserWorkspace: TestWorkspace;
+	let anotherSite: LoopbackServer;
+
+	beforeAll(async () => {
+		// What a bundler makes of `import ... from "@ai-app-platform/sdk"` for a page: the installed package,
+		// resolved through its exports for the browser platform, where no Node built-in could resolve.
+		const built = await build({
+			stdin: { contents: `export * from "${PACKAGE_NAME}";`, resolveDir: project, loader: "js" },
+			bundle: true,
+			write: false,
+			format: "iife",
+			globalName: "PlatformSDK",
+			platform: "browser",
+			target: "es2022",
+			logLevel: "silent",
+		});
+		bundle = built.outputFiles[0].text;
+		browserWorkspace = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		anotherSite = await listenOnLoopback(createServer((_request, response) => response.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><title>Another site</title>")));
+		browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+	}, 60_000);
+
+	afterAll(async () => {
+		await browser?.close();
+		await anotherSite?.close();
+	});
+
+	async function pageWithSdk(url: string): Promise<Page> {
+		const page = await browser.newPage();
+		await page.goto(url);
+		await page.addScriptTag({ content: bundle });
+		return page;
+	}
+
+	it("on a page of the API's own origin: an execute with its request id, a stream read event by event, a list page after page, typed errors, a File uploaded and searched", async () => {
+		const page = await pageWithSdk(`${platform.url}/healthz`);
+		const seen = await page.evaluate(
+			async ({ apiKey, baseURL }) => {
+				const { BadRequestError, NotFoundError, PlatformClient } = (globalThis as unknown as { PlatformSDK: typeof Sdk }).PlatformSDK;
+				const client = new PlatformClient({ apiKey, baseURL, maxRetries: 0 });
+				const request = { providerName: "openai" as const, model: "gpt-4o-mini", messages: [{ role: "user" as const, content: "Say hello." }] };
+
+				const executed = await client.runtime.execute(request).withResponse();
+
+				const stream = await client.runtime.stream(request);
+				const events: string[] = [];
+				let text = "";
+				for await (const event of stream) {
+					events.push(event.event);
+					if (event.event === "delta") text += event.data.content;
+				}
+
+				const embeddingModel = { provider: "builtin" as const, model: "builtin-hash-v1" };
+				const first = await client.knowledge.sources.create({ name: "first", embeddingModel });
+				for (const name of ["second", "third"]) await client.knowledge.sources.create({ name, embeddingModel });
+				const listed: string[] = [];
+				for await (const source of client.knowledge.sources.list({ limit: 2 })) listed.push(source.name);
+				const pageSizes: number[] = [];
+				for await (const each of client.knowledge.sources.list({ limit: 2 }).iterPages()) pageSizes.push(each.data.length);
+
+				const notFound = await client.knowledge.sources.retrieve("ks_does_not_exist").then(
+					() => "resolved",
+					(error: unknown) => error,
+				);
+				const invalid = await client.runtime.execute({ ...request, messages: [] }).then(
+					() => "resolved",
+					(error: unknown) => error,
+				);
+
+				const file = new File(["# Returns\n\nReturns are accepted within 30 days of delivery."], "returns.md", { type: "text/markdown" });
+				const document = await client.knowledge.documents.uploadAndPoll(first.id, file);
+				const hits = await client.knowledge.sources.search(first.id, { query: "how long can I return an item?", topK: 1 });
+
+				return {
+					executed: { content: executed.data.message.content, requestId: executed.requestId },
+					streamed: { events, text },
+					listed,
+					pageSizes,
+					notFound: notFound instanceof NotFoundError ? { status: notFound.status, code: notFound.code, requestId: notFound.requestId } : String(notFound),
+					invalid: invalid instanceof BadRequestError ? { code: invalid.code, fields: invalid.fields?.map((issue) => issue.field) } : String(invalid),
+					document: { filename: document.filename, status: document.status },
+					hit: hits.data[0]?.text,
+				};
+			},
+			{ apiKey: browserWorkspace.apiKey, baseURL: platform.url },
+		);
+
+		expect(seen.executed).toEqual({ content: "Hello from the stand-in", requestId: expect.stringMatching(/^req_/) });
+		expect(seen.streamed).toEqual({ events: ["delta", "usage", "done"], text: "Hello from the stand-in" });
+		expect(seen.listed).toEqual(["third", "second", "first"]);
+		expect(seen.pageSizes).toEqual([2, 1]);
+		expect(seen.notFound).toEqual({ status: 404, code: "NOT_FOUND", requestId: expect.stringMatching(/^req_/) });
+		expect(seen.invalid).toEqual({ code: "VALIDATION_ERROR", fields: ["messages"] });
+		expect(seen.document).toEqual({ filename: "returns.md", status: "READY" });
+		expect(seen.hit).toContain("30 days");
+		await page.close();
+	}, 60_000);
+
+	it("a page of another origin cannot call it: the API answers no CORS headers, so the browser stops the request at its preflight and nothing is created", async () => {
+		const page = await pageWithSdk(`${anotherSite.origin}/`);
+		const refused = await page.evaluate(
+			async ({ apiKey, baseURL }) => {
+				const { APIConnectionError, PlatformClient } = (globalThis as unknown as { PlatformSDK: typeof Sdk }).PlatformSDK;
+				const client = new PlatformClient({ apiKey, baseURL, maxRetries: 0 });
+				const outcome = await client.knowledge.sources.create({ name: "from another site", embeddingModel: { provider: "builtin", model: "builtin-hash-v1" } }).then(
+					() => "created",
+					(error: unknown) => error,
+				);
+				return outcome instanceof APIConnectionError ? "APIConnectionError" : String(outcome);
+			},
+			{ apiKey: browserWorkspace.apiKey, baseURL: platform.url },
+		);
+		expect(refused).toBe("APIConnectionError");
+		await page.close();
+
+		const sources = (await (await platform.request("GET", "/knowledge/sources?limit=100", { key: browserWorkspace.apiKey })).json()) as { data: { name: string }[] };
+		expect(sources.data.map((source) => source.name)).not.toContain("from another site");
+		const preflight = await fetch(`${platform.url}/knowledge/sources`, {
+			method: "OPTIONS",
+			headers: { origin: anotherSite.origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type, idempotency-key" },
+		});
+		expect([...preflight.headers.keys()].filter((name) => name.startsWith("access-control-"))).toEqual([]);
+	}, 60_000);
 });

@@ -172,10 +172,10 @@ describe('errors', () => {
   });
 
   it('maps every status of 500 and above to ServerError', async () => {
-    reset((_request, response) => sendJson(response, 504, envelope(504, 'PROVIDER_TIMEOUT')));
+    reset((_request, response) => sendJson(response, 504, envelope(504, 'INTERNAL_ERROR')));
     const error = await expectRejection(makeClient().runtime.execute(EXECUTE_BODY));
     expect(error).toBeInstanceOf(ServerError);
-    expect((error as ServerError).code).toBe('PROVIDER_TIMEOUT');
+    expect((error as ServerError).code).toBe('INTERNAL_ERROR');
   });
 
   it('exposes the fields of a VALIDATION_ERROR', async () => {
@@ -231,7 +231,7 @@ describe('retries', () => {
     let attempts = 0;
     reset((_request, response) => {
       attempts += 1;
-      if (attempts === 1) sendJson(response, 503, envelope(503, 'PROVIDER_UNAVAILABLE'), { 'retry-after': '0' });
+      if (attempts === 1) sendJson(response, 503, envelope(503, 'INTERNAL_ERROR'), { 'retry-after': '0' });
       else sendJson(response, 200, GENERATION);
     });
     const result = await makeClient({ maxRetries: 2 }).runtime.execute(EXECUTE_BODY);
@@ -371,13 +371,13 @@ describe('server-sent events', () => {
   it('throws a terminal error event from text() as GenerationStreamError', async () => {
     reset((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
-      response.end('event: delta\ndata: {"content":"a"}\n\nevent: error\ndata: {"code":"PROVIDER_ERROR","message":"upstream failed","retryable":true,"providerName":"openai"}\n\n');
+      response.end('event: delta\ndata: {"content":"a"}\n\nevent: error\ndata: {"code":"INTERNAL_ERROR","message":"upstream failed","retryable":true,"providerName":"openai"}\n\n');
     });
     const stream = await makeClient().runtime.stream(EXECUTE_BODY);
     const error = (await expectRejection(stream.text())) as GenerationStreamError;
     expect(error).toBeInstanceOf(GenerationStreamError);
     expect(error).not.toBeInstanceOf(APIError);
-    expect(error).toMatchObject({ code: 'PROVIDER_ERROR', retryable: true, providerName: 'openai', message: 'upstream failed' });
+    expect(error).toMatchObject({ code: 'INTERNAL_ERROR', retryable: true, providerName: 'openai', message: 'upstream failed' });
   });
 
   it('throws a typed error when the stream does not open', async () => {

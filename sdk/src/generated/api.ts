@@ -17,27 +17,19 @@ export interface FieldIssue {
 export interface ErrorEnvelope {
   /** Stable code from a closed catalog; branch on it. Clients must accept codes not listed here.
 
-- `VALIDATION_ERROR`: The body, query or path failed validation; `fields` lists every offender by path.
-- `INVALID_REQUEST`: Malformed JSON, wrong Content-Type, or a request that is well-formed but cannot be served (e.g. no credential for the provider).
-- `STORAGE_QUOTA_EXCEEDED`: The workspace's knowledge storage allowance would be exceeded.
+- `VALIDATION_ERROR`: The body, query or path failed validation; `fields` lists every offender by path. Also a document over a size limit (the direct-upload limit, 25 MiB, or what is left of the workspace's storage allowance), named on its size field.
+- `INVALID_REQUEST`: Malformed JSON, wrong Content-Type, or a request that is well-formed but cannot be served: no credential for the provider, a provider that rejects the workspace's credential or the request (the message names the provider and what to fix), a document not in a state that allows the operation (retrying a document that is not FAILED, completing an upload twice).
+- `PAYLOAD_TOO_LARGE`: The request body exceeded the size limit (HTTP 413).
 - `UNAUTHENTICATED`: Authorization header missing, malformed or empty.
 - `INVALID_CREDENTIALS`: API key unknown, revoked, or without the csk_live_ prefix.
 - `FORBIDDEN`: The API key lacks the scope the endpoint requires.
-- `NOT_FOUND`: No such knowledge source or document in the key's workspace (also: unknown route).
+- `RATE_LIMITED`: Too many requests for this API key, or the model provider rate-limited the workspace's credential (the message says which); retry after the Retry-After header.
+- `COST_QUOTA_EXCEEDED`: The workspace's spend quota is reached.
 - `ASSISTANT_NOT_FOUND`: No assistant matches the slug.
 - `DEPLOYMENT_NOT_FOUND`: The assistant is not deployed to the target environment (or is archived).
 - `IDEMPOTENCY_KEY_CONFLICT`: An Idempotency-Key was reused with a different body, or its first request is still running.
-- `INVALID_STATE`: The resource is not in a state that allows the operation (e.g. retry of a document that is not FAILED).
-- `PAYLOAD_TOO_LARGE`: The request body exceeded the size limit (HTTP 413).
-- `RATE_LIMITED`: Too many requests for this API key; retry after the Retry-After header.
-- `COST_QUOTA_EXCEEDED`: The workspace's spend quota is reached.
-- `PROVIDER_RATE_LIMITED`: The model provider rate-limited the workspace's credential; retry after backoff.
-- `INTERNAL_ERROR`: Unexpected server error; safe to retry. Quote the X-Request-Id header when reporting it.
-- `PROVIDER_ERROR`: The model provider failed (5xx or a malformed answer). A request the provider rejects as invalid (e.g. unknown model) is INVALID_REQUEST.
-- `PROVIDER_AUTHENTICATION_FAILED`: The model provider rejected the workspace's stored credential; an operator must fix it.
-- `PROVIDER_UNAVAILABLE`: The model provider could not be reached.
-- `SERVICE_UNAVAILABLE`: This server cannot serve right now (e.g. its database is unreachable); retry later.
-- `PROVIDER_TIMEOUT`: The generation exceeded config.timeoutMs (or the default timeout). */
+- `INTERNAL_ERROR`: Unexpected server error, or a dependency that failed: 502 when the model provider failed or answered something malformed, 503 when it (or this server's database) cannot be reached, 504 when the generation timed out. Safe to retry; the message names the provider, and a 500 quotes the X-Request-Id.
+- `NOT_FOUND`: No such knowledge source or document in the key's workspace (also: unknown route). */
   code: string;
   /** The HTTP status, repeated. */
   status: number;
@@ -45,16 +37,6 @@ export interface ErrorEnvelope {
   message: string;
   /** Present only for VALIDATION_ERROR. Text anywhere in a request (body values and keys, path, query) must not contain NUL (U+0000) nor an unpaired UTF-16 surrogate, which PostgreSQL cannot store: such a field is named with the issue "Must not contain NUL (U+0000) or an unpaired UTF-16 surrogate". (A NUL in a header is refused earlier, by the HTTP parser: 400 INVALID_REQUEST.) */
   fields?: FieldIssue[];
-}
-
-/**
- * Payload of the terminal `error` event.
- */
-export interface StreamError {
-  code: string;
-  message: string;
-  retryable: boolean;
-  providerName?: string;
 }
 
 export type HealthStatus = typeof HealthStatus[keyof typeof HealthStatus];
@@ -204,9 +186,116 @@ export interface ExecuteRequest {
 }
 
 /**
- * Server-Sent Events. Each frame is `event: <name>` and `data: <json>`. Sequence: zero or more `delta` ({content}), then `usage` ({inputTokens, outputTokens, totalTokens}), then `done` ({finishReason}); or a terminal `error` ({code, message, retryable, providerName?}) after which the stream ends. Comment lines (`: keep-alive`) are sent during long silences. Clients ignore unknown event names. Abort the request to cancel the generation; the upstream provider request is cancelled at once.
+ * Data of a `delta` event.
  */
-export type EventStream = string;
+export interface StreamDelta {
+  /** The next piece of generated text; concatenate in order. */
+  content: string;
+}
+
+export type DeltaEventEvent = typeof DeltaEventEvent[keyof typeof DeltaEventEvent];
+
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const DeltaEventEvent = {
+  delta: 'delta',
+} as const;
+
+/**
+ * A chunk of generated text.
+ */
+export interface DeltaEvent {
+  event: DeltaEventEvent;
+  data: StreamDelta;
+}
+
+export type UsageEventEvent = typeof UsageEventEvent[keyof typeof UsageEventEvent];
+
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const UsageEventEvent = {
+  usage: 'usage',
+} as const;
+
+/**
+ * Final token accounting, after the last delta.
+ */
+export interface UsageEvent {
+  event: UsageEventEvent;
+  data: Usage;
+}
+
+/**
+ * Data of the `done` event.
+ */
+export interface StreamDone {
+  finishReason: FinishReason;
+}
+
+export type DoneEventEvent = typeof DoneEventEvent[keyof typeof DoneEventEvent];
+
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const DoneEventEvent = {
+  done: 'done',
+} as const;
+
+/**
+ * The generation finished; the stream ends.
+ */
+export interface DoneEvent {
+  event: DoneEventEvent;
+  data: StreamDone;
+}
+
+/**
+ * Data of the terminal `error` event.
+ */
+export interface StreamError {
+  /** A code of the error catalog (see ErrorEnvelope), e.g. `INTERNAL_ERROR` when the provider failed, `RATE_LIMITED` when it rate-limited. */
+  code: string;
+  /** Human-readable; names the provider and what failed. */
+  message: string;
+  /** Whether sending the same request again may succeed. */
+  retryable: boolean;
+  /** The provider that failed, when one did. */
+  providerName?: string;
+}
+
+export type ErrorEventEvent = typeof ErrorEventEvent[keyof typeof ErrorEventEvent];
+
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const ErrorEventEvent = {
+  error: 'error',
+} as const;
+
+/**
+ * A provider failure after the stream opened; the stream ends.
+ */
+export interface ErrorEvent {
+  event: ErrorEventEvent;
+  data: StreamError;
+}
+
+/**
+ * Server-Sent Events. Each frame is `event: <name>` and `data: <json>`; this schema describes one frame, as `{event, data}` (the data line holds `data` as JSON). Sequence: zero or more `delta` (StreamDelta), then `usage` (Usage), then `done` (StreamDone); or a terminal `error` (StreamError) after which the stream ends. Comment lines (`: keep-alive`) are sent during long silences. Clients ignore unknown event names. Abort the request to cancel the generation; the upstream provider request is cancelled at once. Example:
+
+```
+event: delta
+data: {"content":"Hel"}
+
+event: delta
+data: {"content":"lo"}
+
+event: usage
+data: {"inputTokens":5,"outputTokens":2,"totalTokens":7}
+
+event: done
+data: {"finishReason":"stop"}
+```
+ */
+export type EventStream = DeltaEvent | UsageEvent | DoneEvent | ErrorEvent;
 
 /**
  * Values for the version's declared prompt variables.
@@ -476,27 +565,8 @@ export interface KnowledgeSearchResponse {
   data: KnowledgeSearchResult[];
 }
 
-export interface KnowledgeSearchRequest {
-  /**
-   * @minLength 1
-   * @maxLength 4000
-   */
-  query: string;
-  /**
-   * @minimum 1
-   * @maximum 50
-   */
-  topK?: number;
-  /**
-   * Drop results scoring below this (0 to 1).
-   * @minimum 0
-   * @maximum 1
-   */
-  minScore?: number;
-}
-
 /**
- * Validation error or invalid request: `VALIDATION_ERROR`, `INVALID_REQUEST`, `STORAGE_QUOTA_EXCEEDED`.
+ * Validation error or invalid request: `VALIDATION_ERROR`, `INVALID_REQUEST`.
  */
 export type BadRequestResponse = ErrorEnvelope;
 
@@ -511,12 +581,12 @@ export type UnauthorizedResponse = ErrorEnvelope;
 export type ForbiddenResponse = ErrorEnvelope;
 
 /**
- * No such resource in the API key's workspace, or no such assistant or deployment: `NOT_FOUND`, `ASSISTANT_NOT_FOUND`, `DEPLOYMENT_NOT_FOUND`.
+ * No such resource in the API key's workspace, or no such assistant or deployment: `ASSISTANT_NOT_FOUND`, `DEPLOYMENT_NOT_FOUND`, `NOT_FOUND`.
  */
 export type NotFoundResponse = ErrorEnvelope;
 
 /**
- * Conflict with an earlier request or with the resource's state: `IDEMPOTENCY_KEY_CONFLICT`, `INVALID_STATE`.
+ * An Idempotency-Key reused with a different body, or while its first request still runs: `IDEMPOTENCY_KEY_CONFLICT`.
  */
 export type ConflictResponse = ErrorEnvelope;
 
@@ -526,7 +596,7 @@ export type ConflictResponse = ErrorEnvelope;
 export type PayloadTooLargeResponse = ErrorEnvelope;
 
 /**
- * Too many requests or quota reached; retry after the `Retry-After` header when sent: `RATE_LIMITED`, `COST_QUOTA_EXCEEDED`, `PROVIDER_RATE_LIMITED`.
+ * Too many requests or quota reached; retry after the `Retry-After` header when sent: `RATE_LIMITED`, `COST_QUOTA_EXCEEDED`.
  */
 export type TooManyRequestsResponse = ErrorEnvelope;
 
@@ -536,17 +606,17 @@ export type TooManyRequestsResponse = ErrorEnvelope;
 export type InternalErrorResponse = ErrorEnvelope;
 
 /**
- * The model provider failed, or rejected the workspace's credential: `PROVIDER_ERROR`, `PROVIDER_AUTHENTICATION_FAILED`.
+ * The model provider failed or answered something malformed; the message names it: `INTERNAL_ERROR`.
  */
 export type BadGatewayResponse = ErrorEnvelope;
 
 /**
- * The model provider could not be reached: `PROVIDER_UNAVAILABLE`, `SERVICE_UNAVAILABLE`.
+ * The model provider could not be reached; the message names it: `INTERNAL_ERROR`.
  */
 export type ServiceUnavailableResponse = ErrorEnvelope;
 
 /**
- * The generation timed out: `PROVIDER_TIMEOUT`.
+ * The generation exceeded its timeout (`config.timeoutMs`): `INTERNAL_ERROR`.
  */
 export type GatewayTimeoutResponse = ErrorEnvelope;
 
@@ -643,11 +713,32 @@ export type UploadKnowledgeDocumentHeaders = {
 'Idempotency-Key'?: string;
 };
 
+export type SearchKnowledgeSourceParams = {
+/**
+ * What to search for, percent-encoded; at most 4000 characters (the request line counts toward the 16 KiB header limit).
+ * @minLength 1
+ * @maxLength 4000
+ */
+query: string;
+/**
+ * How many chunks to return, 1 to 50 (default 5).
+ * @minimum 1
+ * @maximum 50
+ */
+topK?: number;
+/**
+ * Drop results scoring below this (0 to 1).
+ * @minimum 0
+ * @maximum 1
+ */
+minScore?: number;
+};
+
 type SecondParameter<T extends (...args: never) => unknown> = Parameters<T>[1];
 
 
   /**
- * No authentication. 200 when the server runs and its database answers; 503 otherwise.
+ * No authentication. 200 when the server runs and its database answers; otherwise 503 INTERNAL_ERROR ("Database unavailable"). 400 INVALID_REQUEST, as on every path, for a request the HTTP parser cannot read.
 
 No authentication.
  * @summary Liveness and database readiness
@@ -662,7 +753,7 @@ export const getHealth = (
     }
   
 /**
- * The caller names provider, model and messages. Runs on the workspace's own credential for that provider (400 INVALID_REQUEST when none is stored). Provider failures: rate limit 429 PROVIDER_RATE_LIMITED, rejected credential 502 PROVIDER_AUTHENTICATION_FAILED, 5xx or malformed answer 502 PROVIDER_ERROR, unreachable 503 PROVIDER_UNAVAILABLE, timeout 504 PROVIDER_TIMEOUT, request rejected as invalid 400 INVALID_REQUEST.
+ * The caller names provider, model and messages. Runs on the workspace's own credential for that provider (400 INVALID_REQUEST when none is stored). Provider failures, each naming the provider in `message`: rate limit 429 RATE_LIMITED with the provider's Retry-After; rejected credential 400 INVALID_REQUEST (update the workspace's credential for that provider); request rejected as invalid (unknown model…) 400 INVALID_REQUEST; 5xx or malformed answer 502 INTERNAL_ERROR; unreachable 503 INTERNAL_ERROR; timeout (config.timeoutMs) 504 INTERNAL_ERROR.
 
 Requires scope `runtime:execute`.
  * @summary Run an ad-hoc generation
@@ -811,7 +902,7 @@ export const listKnowledgeDocuments = (
     }
   
 /**
- * Creates the document as PENDING and returns where to PUT its bytes (step 2, no API key, exactly the returned headers), then call .../complete (step 3).
+ * Creates the document as PENDING and returns where to PUT its bytes (step 2, no API key, exactly the returned headers), then call .../complete (step 3). 400 VALIDATION_ERROR on `byteSize` when the document would exceed the workspace's storage allowance.
 
 Requires scope `knowledge:write`.
  * @summary Start a presigned upload (step 1 of 3)
@@ -860,7 +951,7 @@ export const deleteKnowledgeDocument = (
     }
   
 /**
- * Creates the document as PENDING and ingests it in the background. For files above the direct-upload limit use the presigned flow. 400 VALIDATION_ERROR for an unsupported extension, a content type that does not match it, a file too large or base64 that does not decode.
+ * Creates the document as PENDING and ingests it in the background. For files above the direct-upload limit (5242880 bytes) use the presigned flow. 400 VALIDATION_ERROR for an unsupported extension, a content type that does not match it, base64 that does not decode, or a file too large (over the direct-upload limit, or over what is left of the workspace's storage allowance: named on `contentBase64`). A body too large to carry a file within the direct limit (over 7056044 bytes) is refused unread with the same 400 on `contentBase64`, up to 35018072 bytes (a 25 MiB file in base64); larger bodies are 413.
 
 Requires scope `knowledge:write`.
  * @summary Upload a small document directly (base64)
@@ -879,7 +970,7 @@ export const uploadKnowledgeDocument = (
     }
   
 /**
- * 400 INVALID_REQUEST when the bytes are missing or differ from the declared size (the document stays PENDING); 409 INVALID_STATE when already completed.
+ * 400 INVALID_REQUEST when the bytes are missing or differ from the declared size (the document stays PENDING), and when the upload was already completed.
 
 Requires scope `knowledge:write`.
  * @summary Confirm a presigned upload and enqueue ingestion (step 3 of 3)
@@ -895,7 +986,7 @@ export const completeKnowledgeDocumentUpload = (
     }
   
 /**
- * The document goes back to PENDING and is ingested again. 409 INVALID_STATE when it is not FAILED.
+ * The document goes back to PENDING and is ingested again. 400 INVALID_REQUEST when it is not FAILED (the message says its status).
 
 Requires scope `knowledge:write`.
  * @summary Re-run ingestion of a FAILED document
@@ -911,19 +1002,18 @@ export const retryKnowledgeDocument = (
     }
   
 /**
- * Not in the original spec. Needs knowledge:read. Searches READY documents only.
+ * Not in the original spec; a read, so a GET under knowledge:read like every other read. Searches READY documents only. 400 VALIDATION_ERROR names each bad query parameter (`query`, `topK`, `minScore`, or an unknown one).
 
 Requires scope `knowledge:read`.
  * @summary Search a source (hybrid: full text fused with vector similarity)
  */
 export const searchKnowledgeSource = (
     sourceId: string,
-    knowledgeSearchRequest: KnowledgeSearchRequest,
+    params: SearchKnowledgeSourceParams,
  options?: SecondParameter<typeof platformRequest<KnowledgeSearchResponse>>,) => {
       return platformRequest<KnowledgeSearchResponse>(
-      {url: `/knowledge/sources/${sourceId}/search`, method: 'POST',
-      headers: {'Content-Type': 'application/json', },
-      data: knowledgeSearchRequest
+      {url: `/knowledge/sources/${sourceId}/search`, method: 'GET',
+        params
     },
       options);
     }

@@ -1,7 +1,7 @@
 import { AssistantDraftSchema, AssistantSchema, AssistantVersionSchema, DeploymentEventSchema, DeploymentSchema, EnvironmentSchema } from "./assistants";
 import { EvaluationCaseSchema, EvaluationDatasetSchema, EvaluationResultSchema, EvaluationRunSchema } from "./evaluations";
 import { KnowledgeChunkSchema, KnowledgeDocumentSchema, KnowledgeSourceSchema } from "./knowledge";
-import { OAuthConnectionSchema, OAuthRecordSchema } from "./oauth";
+import { OAuthConnectionSchema, OAuthRecordSchema, OAuthSigningKeySchema, SignInFailureSchema } from "./oauth";
 import { AuditEventSchema, IdempotencyRecordSchema, TraceSchema } from "./observability";
 import { RateLimitWindowSchema, WorkspaceMonthlySpendSchema } from "./quotas";
 import { ApiKeySchema, MembershipSchema, OrganizationSchema, ProviderCredentialSchema, UserSchema, WorkspaceSchema } from "./tenancy";
@@ -39,6 +39,8 @@ export const ENTITY_SCHEMAS = [
 	IdempotencyRecordSchema,
 	OAuthConnectionSchema,
 	OAuthRecordSchema,
+	OAuthSigningKeySchema,
+	SignInFailureSchema,
 	RateLimitWindowSchema,
 	WorkspaceMonthlySpendSchema,
 ];

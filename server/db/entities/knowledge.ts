@@ -39,7 +39,7 @@ export const KnowledgeSourceSchema = new EntitySchema<KnowledgeSource>({
 });
 
 export interface KnowledgeDocument {
-	[OptionalProps]?: "createdAt" | "updatedAt";
+	[OptionalProps]?: "createdAt" | "updatedAt" | "ingestionSlot" | "unfinishedParses";
 	id: string;
 	workspace: string;
 	source: string;
@@ -56,6 +56,18 @@ export interface KnowledgeDocument {
 	uploadedAt: Date | null;
 	processingStartedAt: Date | null;
 	processedAt: Date | null;
+	/**
+	 * The document's turn in the ingestion queue, in seconds of a virtual clock per source (see
+	 * server/jobs/ingestion-job.ts): set when its job is enqueued, null before that.
+	 */
+	ingestionSlot: number | null;
+	/**
+	 * Parses begun (counted before each starts) and not finished since the last one that finished:
+	 * a parse that killed its parser process, or the whole process, leaves it raised. Past
+	 * KNOWLEDGE_PARSE_RETRIES the document fails instead of being parsed again (a poison document
+	 * must not crash-loop). Reset by a finished parse and by a retry asked for through the API.
+	 */
+	unfinishedParses: number;
 	createdAt: Date;
 	updatedAt: Date;
 }
@@ -77,10 +89,21 @@ export const KnowledgeDocumentSchema = new EntitySchema<KnowledgeDocument>({
 		uploadedAt: timestamp({ nullable: true }),
 		processingStartedAt: timestamp({ nullable: true }),
 		processedAt: timestamp({ nullable: true }),
+		ingestionSlot: { type: "integer", nullable: true },
+		unfinishedParses: { type: "integer", default: 0 },
 		createdAt: createdAtColumn,
 		updatedAt: updatedAtColumn,
 	},
-	indexes: [{ properties: ["source", "id"] }, { properties: ["workspace"] }, { properties: ["status", "processingStartedAt"] }],
+	indexes: [
+		{ properties: ["source", "id"] },
+		{ properties: ["workspace"] },
+		{ properties: ["status", "processingStartedAt"] },
+		// The last queued turn of a source, read at every enqueue; only queued documents are indexed.
+		{
+			name: "knowledge_documents_pending_ingestion_slot_index",
+			expression: `create index "knowledge_documents_pending_ingestion_slot_index" on "knowledge_documents" ("source_id", "ingestion_slot") where "status" = 'PENDING'`,
+		},
+	],
 });
 
 export interface ChunkLocation {

@@ -61,4 +61,47 @@ export const OAuthRecordSchema = new EntitySchema<OAuthRecord>({
 		consumedAt: timestamp({ nullable: true }),
 		expiresAt: timestamp({ nullable: true }),
 	},
+	// oidc-provider finds interactions and sessions by uid; the sweep deletes by expiry.
+	indexes: [{ properties: ["uid"] }, { properties: ["expiresAt"] }],
+});
+
+/**
+ * A key that signs access tokens (published in the JWKS). The private JWK is sealed with
+ * SECRET_KEY; the newest unretired key signs, older unretired ones stay published so tokens they
+ * signed verify until they expire (rotation with overlap).
+ */
+export interface OAuthSigningKey {
+	[OptionalProps]?: "createdAt";
+	/** The key id (`kid`). */
+	id: string;
+	encryptedPrivateJwk: string;
+	retiredAt: Date | null;
+	createdAt: Date;
+}
+export const OAuthSigningKeySchema = new EntitySchema<OAuthSigningKey>({
+	name: "OAuthSigningKey",
+	tableName: "oauth_signing_keys",
+	properties: {
+		id: idColumn,
+		encryptedPrivateJwk: text(),
+		retiredAt: timestamp({ nullable: true }),
+		createdAt: createdAtColumn,
+	},
+});
+
+/** Failed sign-ins per email on the consent screen, shared by every instance (throttling). */
+export interface SignInFailure {
+	/** SHA-256 of the lower-cased email: the table never holds addresses of people who do not exist. */
+	id: string;
+	failures: number;
+	windowStartedAt: Date;
+}
+export const SignInFailureSchema = new EntitySchema<SignInFailure>({
+	name: "SignInFailure",
+	tableName: "sign_in_failures",
+	properties: {
+		id: idColumn,
+		failures: { type: "integer" },
+		windowStartedAt: timestamp(),
+	},
 });

@@ -2,9 +2,17 @@
 import { Migration20261123030100 } from "./migration-20261123030100";
 import { Migration20261123032310 } from "./migration-20261123032310";
 import { Migration20261123114004 } from "./migration-20261123114004";
+import { Migration20261123160545 } from "./migration-20261123160545";
+import { Migration20261123163026 } from "./migration-20261123163026";
+import { Migration20261123163620 } from "./migration-20261123163620";
+import { Migration20261123170407 } from "./migration-20261123170407";
 
 export const MIGRATIONS = [
 	{ name: "migration-20261123030100", class: Migration20261123030100 },
 	{ name: "migration-20261123032310", class: Migration20261123032310 },
 	{ name: "migration-20261123114004", class: Migration20261123114004 },
+	{ name: "migration-20261123160545", class: Migration20261123160545 },
+	{ name: "migration-20261123163026", class: Migration20261123163026 },
+	{ name: "migration-20261123163620", class: Migration20261123163620 },
+	{ name: "migration-20261123170407", class: Migration20261123170407 },
 ];

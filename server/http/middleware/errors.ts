@@ -36,7 +36,7 @@ const DRAIN_GRACE_MS = 2_000;
  * written (RFC 9112 §9.6).
  */
 function settleUnreadBody(request: IncomingMessage, response: ServerResponse): void {
-	if (request.complete || request.readableEnded || response.headersSent) return;
+	if (request.complete || request.readableEnded || response.headersSent || DISCARDING in request) return;
 	const declared = Number(request.headers["content-length"]);
 	if (request.headers["transfer-encoding"] !== undefined || !(declared <= DRAINED_BODY_BYTES)) {
 		response.setHeader("Connection", "close");
@@ -46,6 +46,40 @@ function settleUnreadBody(request: IncomingMessage, response: ServerResponse): v
 	request.once("end", () => clearTimeout(timer));
 	request.once("close", () => clearTimeout(timer));
 	request.unpipe();
+	request.resume();
+}
+
+const DISCARDING = Symbol("discarding the body");
+/** How long a refused body may take to arrive in full before its connection is closed. */
+const DISCARD_GRACE_MS = 10_000;
+
+/**
+ * Reads and discards the rest of a body refused for its size, up to `maxBytes` and for at most
+ * DISCARD_GRACE_MS, so a client still sending reads the 400 instead of a connection reset (closing a
+ * socket with unread data resets it, and clients such as fetch then lose the answer). Past either
+ * bound the connection is closed. For authenticated callers only: a stranger's body is never read.
+ */
+export function discardRestOfBody(request: IncomingMessage, maxBytes: number): void {
+	(request as IncomingMessage & { [DISCARDING]?: true })[DISCARDING] = true;
+	let received = 0;
+	const close = () => {
+		stop();
+		request.socket.destroy();
+	};
+	const timer = setTimeout(close, DISCARD_GRACE_MS);
+	const onData = (chunk: Buffer) => {
+		received += chunk.length;
+		if (received > maxBytes) close();
+	};
+	const stop = () => {
+		clearTimeout(timer);
+		request.off("data", onData);
+		request.off("end", stop);
+		request.off("close", stop);
+	};
+	request.on("data", onData);
+	request.once("end", stop);
+	request.once("close", stop);
 	request.resume();
 }
 

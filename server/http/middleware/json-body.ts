@@ -1,6 +1,8 @@
 import type { IncomingMessage } from "node:http";
+import type { BodyLimit } from "../../../contract/common";
 import { REQUEST_BODY_LIMIT_BYTES } from "../../../contract/schemas/common";
 import { AppError } from "../../shared/app-error";
+import { discardRestOfBody } from "./errors";
 
 const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
 
@@ -18,8 +20,13 @@ function checkContentType(request: IncomingMessage): void {
 	if (encoding && encoding.toLowerCase() !== "identity") throw new AppError("INVALID_REQUEST", `Content-Encoding "${encoding}" is not supported; send the body uncompressed`);
 }
 
-/** The body as JSON, read within REQUEST_BODY_LIMIT_BYTES (413 past it, answered after draining). */
-export function readJsonBody(request: IncomingMessage): Promise<unknown> {
+/**
+ * The body as JSON, read within REQUEST_BODY_LIMIT_BYTES or the route's own limit. Past it: 413,
+ * or the route's 400 on its large field, whose rest is then discarded (never kept) so the client
+ * reads the answer.
+ */
+export function readJsonBody(request: IncomingMessage, routeLimit?: BodyLimit): Promise<unknown> {
+	const limitBytes = routeLimit?.readBytes ?? REQUEST_BODY_LIMIT_BYTES;
 	const declared = request.headers["content-length"];
 	if (request.headers["transfer-encoding"] === undefined && !(Number(declared) > 0)) {
 		return Promise.reject(new AppError("INVALID_REQUEST", "This endpoint needs a JSON object body"));
@@ -29,16 +36,23 @@ export function readJsonBody(request: IncomingMessage): Promise<unknown> {
 	} catch (error) {
 		return Promise.reject(error);
 	}
-	const tooLarge = () => new AppError("PAYLOAD_TOO_LARGE", `Request body exceeds the ${REQUEST_BODY_LIMIT_BYTES}-byte limit`);
-	if (Number(declared) > REQUEST_BODY_LIMIT_BYTES) return Promise.reject(tooLarge());
+	const tooLarge = (bytes: number) => {
+		// A chunked body's size is unknown when it passes the limit: it may still be a file the field could name.
+		if (routeLimit && (Number.isNaN(bytes) || bytes <= routeLimit.refuseAsFieldBytes)) {
+			discardRestOfBody(request, routeLimit.refuseAsFieldBytes);
+			return AppError.validation([{ field: routeLimit.field, issue: routeLimit.issue }], `${routeLimit.field} is too large`);
+		}
+		return new AppError("PAYLOAD_TOO_LARGE", `Request body exceeds the ${routeLimit?.refuseAsFieldBytes ?? limitBytes}-byte limit`);
+	};
+	if (Number(declared) > limitBytes) return Promise.reject(tooLarge(Number(declared)));
 	return new Promise((resolve, reject) => {
 		const chunks: Buffer[] = [];
 		let size = 0;
 		const onData = (chunk: Buffer) => {
 			size += chunk.length;
-			if (size > REQUEST_BODY_LIMIT_BYTES) {
+			if (size > limitBytes) {
 				cleanup();
-				reject(tooLarge());
+				reject(tooLarge(declared === undefined ? Number.NaN : Number(declared)));
 				return;
 			}
 			chunks.push(chunk);

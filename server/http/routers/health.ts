@@ -9,7 +9,7 @@ export function healthRoutes(): RouteDefinition[] {
 			try {
 				await context.services.orm.em.getConnection().execute("select 1");
 			} catch (error) {
-				throw new AppError("SERVICE_UNAVAILABLE", "Database unavailable", { cause: error });
+				throw new AppError("INTERNAL_ERROR", "Database unavailable", { status: 503, cause: error });
 			}
 			return { status: 200, body: { status: "ok" as const, database: "ok" as const } };
 		}),

@@ -28,6 +28,6 @@ export function knowledgeRoutes(): RouteDefinition[] {
 		contractRoute(k.completeDocumentUpload, async ({ context, params }) => ({ status: 200, body: await completeKnowledgeDocumentUpload(context, params) })),
 		contractRoute(k.retryDocument, async ({ context, params }) => ({ status: 200, body: await retryKnowledgeDocument(context, params) })),
 		contractRoute(k.deleteDocument, async ({ context, params }) => ({ status: 200, body: await deleteKnowledgeDocument(context, params) })),
-		contractRoute(k.search, async ({ context, params, body }) => ({ status: 200, body: { data: await searchKnowledgeSource(context, { ...params, ...body }) } })),
+		contractRoute(k.search, async ({ context, params, query }) => ({ status: 200, body: { data: await searchKnowledgeSource(context, { ...params, ...query }) } })),
 	];
 }

@@ -2,6 +2,9 @@ import { type Embedder, l2Normalize } from "./embedder";
 
 export const BUILTIN_DIMENSIONS = 512;
 
+/** Longest stretch of embedding between two turns of the event loop. */
+const EMBED_SLICE_MS = 10;
+
 /** Words that carry no topic; hashing them would only add noise to every vector. */
 const STOP_WORDS: ReadonlySet<string> = new Set(
 	"a an and are as at be but by for from has have he her his i if in into is it its of on or our she so that the their them there these they this to was we were what when where which who will with you your not no do does did can could would should may might been being than then also about over under how".split(
@@ -46,8 +49,21 @@ export function tokenize(text: string): string[] {
 export class BuiltinEmbedder implements Embedder {
 	readonly name = "builtin/builtin-hash-v1";
 
+	/**
+	 * Runs on the caller's event loop (no network to wait on), so it yields every few milliseconds:
+	 * thousands of chunks of one document must not hold up every request of the process.
+	 */
 	async embed(texts: string[]): Promise<Float32Array[]> {
-		return texts.map((text) => embedBuiltin(text));
+		const vectors: Float32Array[] = [];
+		let sliceStarted = performance.now();
+		for (const text of texts) {
+			vectors.push(embedBuiltin(text));
+			if (performance.now() - sliceStarted > EMBED_SLICE_MS) {
+				await new Promise((resolve) => setImmediate(resolve));
+				sliceStarted = performance.now();
+			}
+		}
+		return vectors;
 	}
 }
 

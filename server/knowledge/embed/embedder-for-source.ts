@@ -6,7 +6,7 @@ import { type Embedder, EmbeddingError } from "./embedder";
 import { ProviderEmbedder } from "./provider-embedder";
 
 /** The embedder fixed for a source at its creation, with the workspace's current credential. */
-export async function embedderForSource(em: EntityManager, secrets: SecretBox, source: KnowledgeSource): Promise<Embedder> {
+export async function embedderForSource(em: EntityManager, secrets: SecretBox, source: Pick<KnowledgeSource, "workspace" | "embeddingProvider" | "embeddingModel">): Promise<Embedder> {
 	if (source.embeddingProvider === "builtin") return new BuiltinEmbedder();
 	const credential = await em.findOne(ProviderCredentialSchema, { workspace: source.workspace, provider: source.embeddingProvider as never });
 	if (!credential) {

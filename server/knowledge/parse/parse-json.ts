@@ -1,24 +1,31 @@
 import { decodeText } from "./decode-text";
-import { IngestionError, type ParsedDocument, type TextBlock } from "./parsed-document";
+import { IngestionError, type ParseLimits, type ParsedDocument, type TextBlock, TextBudget, headingTitle } from "./parsed-document";
 
-function flatten(value: unknown, path: string, lines: string[]): void {
+/** Every line repeats its whole path, so deep nesting multiplies the text: the budget sees each line. */
+function flatten(value: unknown, path: string, lines: string[], budget: TextBudget): void {
+	let line: string;
 	if (Array.isArray(value)) {
-		if (value.length === 0) lines.push(`${path || "$"}: []`);
-		value.forEach((item, index) => flatten(item, `${path}[${index}]`, lines));
+		for (let index = 0; index < value.length; index++) flatten(value[index], `${path}[${index}]`, lines, budget);
+		if (value.length > 0) return;
+		line = `${path || "$"}: []`;
 	} else if (value !== null && typeof value === "object") {
-		const entries = Object.entries(value);
-		if (entries.length === 0) lines.push(`${path || "$"}: {}`);
-		for (const [key, item] of entries) flatten(item, path ? `${path}.${key}` : key, lines);
+		const keys = Object.keys(value);
+		for (const key of keys) flatten((value as Record<string, unknown>)[key], path ? `${path}.${key}` : key, lines, budget);
+		if (keys.length > 0) return;
+		line = `${path || "$"}: {}`;
 	} else {
-		lines.push(`${path || "$"}: ${typeof value === "string" ? value : JSON.stringify(value)}`);
+		line = `${path || "$"}: ${typeof value === "string" ? value : JSON.stringify(value)}`;
 	}
+	budget.spend(line.length + 1);
+	lines.push(line);
 }
 
 /**
  * .json: flattened to `path: value` lines (`orders[0].customer.name: Ada`), so every value is
  * searchable next to the keys that give it meaning. Lines are grouped by top-level member.
  */
-export function parseJson(bytes: Uint8Array): ParsedDocument {
+export function parseJson(bytes: Uint8Array, limits: ParseLimits): ParsedDocument {
+	const budget = new TextBudget(limits.maxCharacters);
 	let value: unknown;
 	try {
 		value = JSON.parse(decodeText(bytes));
@@ -30,8 +37,8 @@ export function parseJson(bytes: Uint8Array): ParsedDocument {
 	const blocks: TextBlock[] = [];
 	for (const [key, member] of groups) {
 		const lines: string[] = [];
-		flatten(member, key, lines);
-		if (lines.length) blocks.push({ text: lines.join("\n"), ...(key ? { headingPath: [key] } : {}) });
+		flatten(member, key, lines, budget);
+		if (lines.length) blocks.push({ text: lines.join("\n"), ...(key ? { headingPath: [headingTitle(key)] } : {}) });
 	}
 	return { blocks };
 }

@@ -1,5 +1,5 @@
 import { decodeText } from "./decode-text";
-import { type ParsedDocument, type TextBlock, paragraphs } from "./parsed-document";
+import { type ParsedDocument, type TextBlock, headingTitle, paragraphs } from "./parsed-document";
 
 /**
  * .md/.markdown: text as is, split into sections at ATX headings (`#`..`######`) so each block
@@ -17,19 +17,37 @@ export function parseMarkdown(bytes: Uint8Array): ParsedDocument {
 		buffer = [];
 	};
 	for (const line of lines) {
-		if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
-		const heading = inFence ? null : /^(#{1,6})\s+(.+?)\s*#*\s*$/.exec(line);
+		const content = line.trimStart();
+		if (content.startsWith("```") || content.startsWith("~~~")) inFence = !inFence;
+		const heading = inFence ? null : atxHeading(line);
 		if (!heading) {
 			buffer.push(line);
 			continue;
 		}
 		flush();
-		const level = heading[1].length;
-		while (path.length && path[path.length - 1].level >= level) path.pop();
-		path.push({ level, title: heading[2] });
+		while (path.length && path[path.length - 1].level >= heading.level) path.pop();
+		path.push({ level: heading.level, title: headingTitle(heading.title) });
 		// The heading's own text is searchable too; it opens its section.
-		buffer.push(heading[2]);
+		buffer.push(heading.title);
 	}
 	flush();
 	return { blocks };
+}
+
+/**
+ * `# Title`, `## Title ##`: one to six `#`, whitespace, then the title without a closing run of
+ * `#`. By hand: the regular expression this replaces backtracked over a long run of `#` or
+ * spaces (worse than quadratic on a 50 KB line of them).
+ */
+function atxHeading(line: string): { level: number; title: string } | null {
+	let level = 0;
+	while (level < line.length && line.charCodeAt(level) === 0x23) level++;
+	if (level < 1 || level > 6 || level === line.length || line[level].trim() !== "") return null;
+	const rest = line.slice(level).trim();
+	if (!rest) return null;
+	let end = rest.length;
+	while (end > 0 && rest.charCodeAt(end - 1) === 0x23) end--;
+	const title = rest.slice(0, end).trimEnd();
+	// A title made only of `#` keeps them.
+	return { level, title: title || rest };
 }

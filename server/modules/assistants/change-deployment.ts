@@ -36,7 +36,7 @@ export async function changeDeployment(
 		} else {
 			if (!deployment) throw new AppError("DEPLOYMENT_NOT_FOUND", `Assistant '${input.slug}' is not deployed to '${input.environment}'`);
 			const last = await tx.findOne(DeploymentEventSchema, { assistant: assistant.id, environment: environment.id }, { orderBy: { createdAt: "desc", id: "desc" } });
-			if (!last?.previousVersion) throw new AppError("INVALID_STATE", `Assistant '${input.slug}' has no earlier version deployed to '${input.environment}'`);
+			if (!last?.previousVersion) throw new AppError("INVALID_REQUEST", `Assistant '${input.slug}' has no earlier version deployed to '${input.environment}'`);
 			target = await tx.findOneOrFail(AssistantVersionSchema, { id: last.previousVersion }, { fields: ["id", "version"] });
 		}
 		const previousVersionId = deployment?.version ?? null;

@@ -26,8 +26,8 @@ export async function acceptPresignedUpload(
 	}
 	const document = await context.em.findOne(KnowledgeDocumentSchema, { storageKey: grant.key });
 	if (!document) throw AppError.notFound("Knowledge document");
-	if (document.uploadedAt !== null) throw new AppError("INVALID_STATE", "This document's upload is already complete");
+	if (document.uploadedAt !== null) throw new AppError("INVALID_REQUEST", "This document's upload is already complete");
 	const outcome = await uploads.store.putOnce(grant.key, input.body, grant.byteSize);
-	if (outcome === "exists") throw new AppError("INVALID_STATE", "The bytes for this upload URL were already uploaded");
+	if (outcome === "exists") throw new AppError("INVALID_REQUEST", "The bytes for this upload URL were already uploaded");
 	if (outcome === "size-mismatch") throw new AppError("INVALID_REQUEST", `The body must be exactly ${grant.byteSize} bytes`);
 }

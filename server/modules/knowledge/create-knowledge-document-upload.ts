@@ -22,7 +22,7 @@ export async function createKnowledgeDocumentUpload(
 	const storageKey = documentStorageKey(workspaceId, source.id, documentId);
 	const document = await em.transactional(async (tx) => {
 		// The declared size counts against the allowance from now on, before the bytes arrive.
-		await ensureStorageAllowance(tx, { workspaceId, addedBytes: input.byteSize, defaultAllowanceBytes: services.settings.knowledge.storageAllowanceBytes });
+		await ensureStorageAllowance(tx, { workspaceId, addedBytes: input.byteSize, defaultAllowanceBytes: services.settings.knowledge.storageAllowanceBytes, sizeField: "byteSize" });
 		return tx.create(KnowledgeDocumentSchema, {
 			id: documentId,
 			workspace: workspaceId,

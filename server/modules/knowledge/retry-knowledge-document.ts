@@ -1,5 +1,5 @@
 import type { TKnowledgeDocument } from "../../../contract/schemas/knowledge";
-import { INGESTION_JOB } from "../../jobs/ingestion-job";
+import { enqueueIngestion, INGESTION_JOB } from "../../jobs/ingestion-job";
 import { AppError } from "../../shared/app-error";
 import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
@@ -13,13 +13,15 @@ export async function retryKnowledgeDocument(context: UseCaseContext, input: { w
 	await findKnowledgeDocument(em, ref);
 	const retried = await em.transactional(async (tx) => {
 		const locked = await findKnowledgeDocument(tx, ref, { lock: true });
-		if (locked.status !== "FAILED") throw new AppError("INVALID_STATE", `Only a FAILED document can be retried; this one is ${locked.status}`);
+		if (locked.status !== "FAILED") throw new AppError("INVALID_REQUEST", `Only a FAILED document can be retried; this one is ${locked.status}`);
 		locked.status = "PENDING";
 		locked.failureReason = null;
 		locked.processingStartedAt = null;
 		locked.attempts += 1;
+		// Asked for by a person (the budgets may have changed): parser deaths are counted afresh.
+		locked.unfinishedParses = 0;
 		await tx.flush();
-		await services.jobs.sendInTransaction(INGESTION_JOB, tx, { documentId: locked.id, sourceId: locked.source, attempt: locked.attempts });
+		await enqueueIngestion(services.jobs, tx, { documentId: locked.id, sourceId: locked.source, attempt: locked.attempts });
 		return locked;
 	});
 	services.jobs.wake(INGESTION_JOB);

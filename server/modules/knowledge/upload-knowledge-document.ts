@@ -1,6 +1,6 @@
 import { MAX_DIRECT_UPLOAD_BYTES, type TKnowledgeDocument } from "../../../contract/schemas/knowledge";
 import { KnowledgeDocumentSchema } from "../../db/entities";
-import { INGESTION_JOB } from "../../jobs/ingestion-job";
+import { enqueueIngestion, INGESTION_JOB } from "../../jobs/ingestion-job";
 import { decodeBase64, resolveDocumentType } from "../../knowledge/document-types";
 import { documentStorageKey } from "../../knowledge/storage/object-storage";
 import { AppError } from "../../shared/app-error";
@@ -34,7 +34,7 @@ export async function uploadKnowledgeDocument(
 	await services.storage.put(storageKey, bytes, type.contentType);
 	try {
 		const document = await em.transactional(async (tx) => {
-			await ensureStorageAllowance(tx, { workspaceId, addedBytes: bytes.length, defaultAllowanceBytes: services.settings.knowledge.storageAllowanceBytes });
+			await ensureStorageAllowance(tx, { workspaceId, addedBytes: bytes.length, defaultAllowanceBytes: services.settings.knowledge.storageAllowanceBytes, sizeField: "contentBase64" });
 			const created = tx.create(KnowledgeDocumentSchema, {
 				id: documentId,
 				workspace: workspaceId,
@@ -52,7 +52,7 @@ export async function uploadKnowledgeDocument(
 				processedAt: null,
 			});
 			await tx.flush();
-			await services.jobs.sendInTransaction(INGESTION_JOB, tx, { documentId, sourceId: source.id, attempt: 1 });
+			await enqueueIngestion(services.jobs, tx, { documentId, sourceId: source.id, attempt: 1 });
 			return created;
 		});
 		services.jobs.wake(INGESTION_JOB);

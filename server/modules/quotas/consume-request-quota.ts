@@ -40,7 +40,26 @@ export function claimSize(limit: number, waiting: number): number {
 	return Math.min(limit, Math.max(reservationSize(limit), waiting));
 }
 
+/**
+ * Each API key has one request budget per API family, both of the key's limit: bulk knowledge work
+ * (an ingestion script uploading and polling) never takes the requests of the generations a product
+ * serves with the same key, and the reverse. Only the runtime budget answers for spend.
+ */
+export type RequestBudget = "runtime" | "knowledge";
+
+export interface QuotaSubject {
+	apiKeyId: string;
+	workspaceId: string;
+	budget: RequestBudget;
+}
+
+/** The counter of a key's budget, in rate_limit_windows or Redis; the runtime's is the key alone, as before budgets. */
+function counterSubject(subject: QuotaSubject): string {
+	return subject.budget === "runtime" ? `key:${subject.apiKeyId}` : `key:${subject.apiKeyId}:${subject.budget}`;
+}
+
 interface KeyState {
+	subject: QuotaSubject;
 	workspaceId: string;
 	windowStart: number;
 	/** Requests this process has reserved in the window and not yet used. */
@@ -93,9 +112,9 @@ export class RequestQuotas implements SpendLedger {
 		private readonly counter?: { windows: WindowCounter; onUnavailable: (error: unknown) => void },
 	) {}
 
-	/** Resolves at once (no database) while the key has reserved requests and fresh settings. */
-	consume(em: () => EntityManager, input: { apiKeyId: string; workspaceId: string }, now = Date.now()): Promise<void> | undefined {
-		const state = this.keys.get(input.apiKeyId);
+	/** Resolves at once (no database) while the key's budget has reserved requests and fresh settings. */
+	consume(em: () => EntityManager, input: QuotaSubject, now = Date.now()): Promise<void> | undefined {
+		const state = this.keys.get(counterSubject(input));
 		if (state && state.workspaceId === input.workspaceId && state.waiting.length === 0 && now - state.checkedAt < REFRESH_MS) {
 			const verdict = this.take(state, now);
 			if (verdict !== "claim") return verdict === "ok" ? undefined : Promise.reject(verdict);
@@ -104,17 +123,18 @@ export class RequestQuotas implements SpendLedger {
 	}
 
 	/** Queues the request behind the key's claim, starting one if none runs. */
-	private wait(em: () => EntityManager, input: { apiKeyId: string; workspaceId: string }): Promise<void> {
-		let state = this.keys.get(input.apiKeyId);
+	private wait(em: () => EntityManager, input: QuotaSubject): Promise<void> {
+		const name = counterSubject(input);
+		let state = this.keys.get(name);
 		if (!state || state.workspaceId !== input.workspaceId) {
-			state = { workspaceId: input.workspaceId, windowStart: 0, remaining: 0, exhausted: false, limit: 0, quota: null, spent: 0, checkedAt: -Infinity, waiting: [], claiming: false };
+			state = { subject: input, workspaceId: input.workspaceId, windowStart: 0, remaining: 0, exhausted: false, limit: 0, quota: null, spent: 0, checkedAt: -Infinity, waiting: [], claiming: false };
 			if (this.keys.size >= MAX_TRACKED_KEYS) this.keys.delete(this.keys.keys().next().value as string);
-			this.keys.set(input.apiKeyId, state);
+			this.keys.set(name, state);
 		}
 		const queued = state;
 		return new Promise<void>((resolve, reject) => {
 			queued.waiting.push({ resolve, reject });
-			if (!queued.claiming) void this.serveWaiting(em, input.apiKeyId, queued);
+			if (!queued.claiming) void this.serveWaiting(em, queued);
 		});
 	}
 
@@ -123,12 +143,12 @@ export class RequestQuotas implements SpendLedger {
 	 * requests are granted in order while reserved requests last, and all refused once the window
 	 * is used up. Requests arriving meanwhile join the queue and the next claim.
 	 */
-	private async serveWaiting(em: () => EntityManager, apiKeyId: string, state: KeyState): Promise<void> {
+	private async serveWaiting(em: () => EntityManager, state: KeyState): Promise<void> {
 		state.claiming = true;
 		try {
 			while (state.waiting.length > 0) {
 				try {
-					await this.claim(em(), apiKeyId, state, Date.now(), state.waiting.length);
+					await this.claim(em(), state, Date.now(), state.waiting.length);
 				} catch (error) {
 					// The key was revoked, or the store failed: every request waiting on it learns so.
 					for (const waiter of state.waiting.splice(0)) waiter.reject(error);
@@ -146,6 +166,26 @@ export class RequestQuotas implements SpendLedger {
 			}
 		} finally {
 			state.claiming = false;
+		}
+	}
+
+	/**
+	 * A generation a person starts (MCP execute_assistant and run_playground) has no API key to
+	 * rate-limit, but spends the workspace's money: refused once its monthly spend quota is reached,
+	 * counting this process's spend not stored yet. One round trip per call: these are not the hot path.
+	 */
+	async admitWorkspaceSpend(em: EntityManager, workspaceId: string, now = new Date()): Promise<void> {
+		const rows: { quota: string | null; spent: string | null }[] = await em.getConnection().execute(
+			`select w.monthly_spend_quota_micro_usd as quota,
+				(select s.cost_micro_usd from workspace_monthly_spend s where s.workspace = w.id and s.month = ?) as spent
+			 from workspaces w where w.id = ?`,
+			[monthOf(now), workspaceId],
+		);
+		const row = rows[0];
+		if (!row) return;
+		const quota = row.quota === null ? this.defaults.monthlySpendQuotaMicroUsd : Number(row.quota);
+		if (quota !== null && Number(row.spent ?? 0) + (this.unstoredSpend.get(workspaceId) ?? 0) >= quota) {
+			throw new AppError("COST_QUOTA_EXCEEDED", "The workspace's monthly spend quota is reached; raise it or wait for the next month");
 		}
 	}
 
@@ -184,7 +224,9 @@ export class RequestQuotas implements SpendLedger {
 
 	private rateLimited(state: KeyState, now: number): AppError {
 		const retryAfterSeconds = Math.max(1, Math.ceil((windowStartOf(now) + WINDOW_MS - now) / 1000));
-		return new AppError("RATE_LIMITED", `This API key is limited to ${state.limit} requests per minute`, { headers: { "Retry-After": String(retryAfterSeconds) } });
+		return new AppError("RATE_LIMITED", `This API key is limited to ${state.limit} ${state.subject.budget} requests per minute`, {
+			headers: { "Retry-After": String(retryAfterSeconds) },
+		});
 	}
 
 	/**
@@ -192,30 +234,34 @@ export class RequestQuotas implements SpendLedger {
 	 * if the key is limited and has fewer requests reserved in this window than `waiting`, claims
 	 * claimSize(limit, the shortfall) (a second round trip, to Redis, when the counters live there).
 	 */
-	private async claim(em: EntityManager, apiKeyId: string, state: KeyState, now: number, waiting: number): Promise<void> {
+	private async claim(em: EntityManager, state: KeyState, now: number, waiting: number): Promise<void> {
+		const { apiKeyId } = state.subject;
+		const subject = counterSubject(state.subject);
 		const windowStart = windowStartOf(now);
 		const sameWindow = state.windowStart === windowStart;
 		// An exhausted key (nothing reserved) claims again: its limit may have been raised since.
 		const wanted = sameWindow ? Math.max(0, waiting - state.remaining) : waiting;
 		const needTokens = wanted > 0;
 		const inRedis = needTokens && this.counter !== undefined;
-		let row = await this.readAndClaim(em, apiKeyId, state.workspaceId, windowStart, needTokens && !inRedis, Math.max(1, wanted));
+		let row = await this.readAndClaim(em, apiKeyId, subject, state.workspaceId, windowStart, needTokens && !inRedis, Math.max(1, wanted));
 		// The key is re-checked with every claim: never trusted from the cache alone for long.
 		if (!row) {
-			this.keys.delete(apiKeyId);
+			this.keys.delete(subject);
 			throw invalidApiKeyError();
 		}
 		const limit = row.rate_limit_per_minute ?? this.defaults.rateLimitPerMinute;
 		if (inRedis && limit > 0 && this.counter) {
 			try {
-				row = { ...row, claimed: await this.counter.windows.add(`key:${apiKeyId}`, windowStart, claimSize(limit, Math.max(1, wanted))) };
+				row = { ...row, claimed: await this.counter.windows.add(subject, windowStart, claimSize(limit, Math.max(1, wanted))) };
 			} catch (error) {
 				this.counter.onUnavailable(error);
-				row = (await this.readAndClaim(em, apiKeyId, state.workspaceId, windowStart, true, Math.max(1, wanted))) ?? row;
+				row = (await this.readAndClaim(em, apiKeyId, subject, state.workspaceId, windowStart, true, Math.max(1, wanted))) ?? row;
 			}
 		}
 		state.limit = limit;
-		state.quota = row.monthly_spend_quota_micro_usd === null ? this.defaults.monthlySpendQuotaMicroUsd : Number(row.monthly_spend_quota_micro_usd);
+		// Knowledge requests spend nothing traced: a workspace past its spend quota still reads and manages its knowledge.
+		if (state.subject.budget !== "runtime") state.quota = null;
+		else state.quota = row.monthly_spend_quota_micro_usd === null ? this.defaults.monthlySpendQuotaMicroUsd : Number(row.monthly_spend_quota_micro_usd);
 		state.spent = Number(row.spent ?? 0);
 		state.checkedAt = Date.now();
 		if (!sameWindow) {
@@ -233,7 +279,15 @@ export class RequestQuotas implements SpendLedger {
 	}
 
 	/** The key's settings and spend, and with `claimTokens` claimSize(limit, wanted) requests claimed in rate_limit_windows, in one statement. */
-	private async readAndClaim(em: EntityManager, apiKeyId: string, workspaceId: string, windowStart: number, claimTokens: boolean, wanted: number): Promise<Row | undefined> {
+	private async readAndClaim(
+		em: EntityManager,
+		apiKeyId: string,
+		subject: string,
+		workspaceId: string,
+		windowStart: number,
+		claimTokens: boolean,
+		wanted: number,
+	): Promise<Row | undefined> {
 		const rows: Row[] = await em.getConnection().execute(
 			`with settings as (
 				select w.rate_limit_per_minute, w.monthly_spend_quota_micro_usd, coalesce(w.rate_limit_per_minute, ?) as effective_limit,
@@ -248,7 +302,7 @@ export class RequestQuotas implements SpendLedger {
 				returning request_count
 			)
 			select rate_limit_per_minute, monthly_spend_quota_micro_usd, spent, (select request_count from claimed) as claimed from settings`,
-			[this.defaults.rateLimitPerMinute, monthOf(new Date(windowStart)), workspaceId, apiKeyId, `key:${apiKeyId}`, new Date(windowStart), wanted, claimTokens],
+			[this.defaults.rateLimitPerMinute, monthOf(new Date(windowStart)), workspaceId, apiKeyId, subject, new Date(windowStart), wanted, claimTokens],
 		);
 		return rows[0];
 	}

@@ -11,7 +11,12 @@ import { type CallerPresence, GenerationDeadline } from "./generation-deadline";
 export interface GenerationOrigin {
 	workspaceId: string;
 	principal: Principal;
-	assistant?: { assistantId: string; versionId: string; environment: string };
+	/** Evaluations run a version (no environment) or the draft (no version). */
+	assistant?: { assistantId: string; versionId: string | null; environment: string | null };
+	/** A playground turn: an assistant's draft (versionId null) or a pinned version, not a deployment. */
+	playground?: { assistantId: string; versionId: string | null };
+	/** The trace's id, when the caller must point at it (an evaluation result); otherwise a new one. */
+	traceId?: string;
 }
 
 export interface GenerationInput {

@@ -21,15 +21,15 @@ type PendingTrace = Omit<Trace, typeof OptionalProps>;
 export function traceOf(outcome: GenerationOutcome): PendingTrace {
 	const { input } = outcome;
 	return {
-		id: newId("trace"),
+		id: input.origin.traceId ?? newId("trace"),
 		workspace: input.origin.workspaceId,
 		apiKey: input.origin.principal.kind === "api_key" ? input.origin.principal.apiKeyId : null,
 		principalType: input.origin.principal.kind,
 		principalId: describePrincipal(input.origin.principal).id,
-		kind: input.origin.assistant ? "assistant" : "execute",
+		kind: input.origin.assistant ? "assistant" : input.origin.playground ? "playground" : "execute",
 		streamed: outcome.streamed,
-		assistant: input.origin.assistant?.assistantId ?? null,
-		version: input.origin.assistant?.versionId ?? null,
+		assistant: input.origin.assistant?.assistantId ?? input.origin.playground?.assistantId ?? null,
+		version: input.origin.assistant?.versionId ?? input.origin.playground?.versionId ?? null,
 		environment: input.origin.assistant?.environment ?? null,
 		provider: input.providerName,
 		model: input.model,

@@ -1,0 +1,125 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { PlatformServices } from "../modules/platform-services";
+import { McpRequestAuthenticator, protectedResourceMetadataUrl } from "../oauth/authenticate-mcp-request";
+import { type AuthorizationServer, createAuthorizationServer } from "../oauth/authorization-server";
+import { createConnectionsRoutes } from "../oauth/connections-routes";
+import { createInteractionRoutes } from "../oauth/interaction-routes";
+import { DEFAULT_OAUTH_OPTIONS, type OAuthOptions } from "../oauth/oauth-options";
+import { renderErrorPage } from "../oauth/pages/error-page";
+import { sendPage } from "../oauth/pages/forms";
+import { deleteExpiredOAuthRecords } from "../oauth/postgres-adapter";
+import { MCP_SCOPES } from "../shared/principal";
+import { AppError } from "../shared/app-error";
+import { handleMcpRequest, type McpServerFactory } from "./mcp-endpoint";
+import { respondWithError, sendJson } from "./middleware/errors";
+import { assignRequestId } from "./middleware/request-id";
+
+/** Paths oidc-provider answers itself (its routes in authorization-server.ts, discovery, JWKS). */
+const PROVIDER_PATHS: ReadonlySet<string> = new Set(["/oauth/authorize", "/oauth/token", "/oauth/register", "/oauth/revoke", "/.well-known/openid-configuration", "/.well-known/jwks.json"]);
+
+const WELL_KNOWN_PATHS: ReadonlySet<string> = new Set([
+	"/.well-known/oauth-protected-resource",
+	"/.well-known/oauth-protected-resource/mcp",
+	"/.well-known/oauth-authorization-server",
+	"/.well-known/openid-configuration",
+	"/.well-known/jwks.json",
+]);
+
+export interface OAuthEndpoints {
+	/** Answers the request and returns true when it is an OAuth, page or /mcp path; false otherwise. */
+	handle(request: IncomingMessage, response: ServerResponse, path: string): boolean;
+	/** Builds the authorization server once the public address is known (after listen). */
+	start(): Promise<void>;
+	close(): Promise<void>;
+}
+
+/**
+ * The MCP control plane's HTTP surface, outside the contract: discovery (RFC 8414, RFC 9728,
+ * JWKS), oidc-provider's endpoints, the sign-in/consent and connected-applications pages, and
+ * /mcp itself. API answers (the /mcp challenge) use the spec's error envelope; OAuth endpoints
+ * answer in RFC 6749's error format, as OAuth clients expect; pages are HTML.
+ */
+export function createOAuthEndpoints(services: PlatformServices, options: Partial<OAuthOptions>, createMcpServer: McpServerFactory): OAuthEndpoints {
+	const settings = { ...DEFAULT_OAUTH_OPTIONS, ...options };
+	let started: Promise<{ server: AuthorizationServer; authenticator: McpRequestAuthenticator; callback: (request: IncomingMessage, response: ServerResponse) => Promise<void> }> | undefined;
+	let sweep: NodeJS.Timeout | undefined;
+	const connections = createConnectionsRoutes(services);
+	let interactions: ReturnType<typeof createInteractionRoutes> | undefined;
+
+	const start = () => {
+		started ??= (async () => {
+			const server = await createAuthorizationServer(services, settings);
+			interactions = createInteractionRoutes(services, server);
+			const authenticator = new McpRequestAuthenticator(services, server.issuer, server.resource, server.signingKeys);
+			// Expired codes, sessions and interactions are never read again; once an hour is plenty.
+			sweep = setInterval(() => deleteExpiredOAuthRecords(services.orm).catch((error) => services.logger.warn("expired OAuth records not swept", { error })), 3600_000);
+			sweep.unref();
+			const providerCallback = server.provider.callback() as (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+			const issuerUrl = new URL(server.issuer);
+			// Every URL oidc-provider writes (discovery, redirects) comes from PUBLIC_BASE_URL, never
+			// from what a client put in Host or X-Forwarded-* headers.
+			const callback = (request: IncomingMessage, response: ServerResponse) => {
+				request.headers.host = issuerUrl.host;
+				request.headers["x-forwarded-proto"] = issuerUrl.protocol.slice(0, -1);
+				delete request.headers["x-forwarded-host"];
+				return providerCallback(request, response);
+			};
+			return { server, authenticator, callback };
+		})();
+		return started;
+	};
+
+	function protectedResourceMetadata(server: AuthorizationServer) {
+		return {
+			resource: server.resource,
+			authorization_servers: [server.issuer],
+			scopes_supported: [...MCP_SCOPES],
+			bearer_methods_supported: ["header"],
+			resource_name: "AI Application Platform MCP control plane",
+			resource_documentation: `${server.issuer}/.well-known/oauth-authorization-server`,
+		};
+	}
+
+	async function serve(request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
+		const { server, authenticator, callback } = await start();
+		if (path === "/mcp") return handleMcpRequest(services, authenticator, createMcpServer, request, response);
+		if (path === "/.well-known/oauth-protected-resource" || path === "/.well-known/oauth-protected-resource/mcp") {
+			if (request.method !== "GET" && request.method !== "OPTIONS") throw new AppError("NOT_FOUND", `No route for ${request.method} ${path}`);
+			response.setHeader("Access-Control-Allow-Origin", "*");
+			return sendJson(response, 200, protectedResourceMetadata(server));
+		}
+		if (path === "/.well-known/oauth-authorization-server") {
+			// RFC 8414 names the document differently from OpenID Connect Discovery; the content is the same.
+			request.url = `/.well-known/openid-configuration${(request.url ?? "").slice(path.length)}`;
+			return callback(request, response);
+		}
+		if (PROVIDER_PATHS.has(path) || path.startsWith("/oauth/authorize/")) return callback(request, response);
+		if (await connections(request, response, path)) return;
+		if (interactions && (await interactions(request, response, path))) return;
+		sendPage(response, 404, renderErrorPage({ title: "Page not found", message: "There is no such page here." }));
+	}
+
+	return {
+		handle(request, response, path) {
+			if (path !== "/mcp" && !path.startsWith("/oauth/") && !WELL_KNOWN_PATHS.has(path)) return false;
+			const requestId = assignRequestId(request, response);
+			serve(request, response, path).catch((error) => {
+				if (!path.startsWith("/oauth/interaction/") && !path.startsWith("/oauth/connections") || response.headersSent) {
+					return respondWithError(services.logger, requestId, request, response, error);
+				}
+				services.logger.error("page failed", { requestId, path, error });
+				sendPage(response, 500, renderErrorPage({ title: "Something went wrong", message: `This page failed on our side. Try again; if it keeps failing, quote ${requestId} to your administrator.` }));
+			});
+			return true;
+		},
+		start: async () => {
+			await start();
+		},
+		async close() {
+			if (sweep) clearInterval(sweep);
+			if (started) await (await started.catch(() => undefined))?.server.close();
+		},
+	};
+}
+
+export { protectedResourceMetadataUrl };

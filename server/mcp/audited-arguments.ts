@@ -1,0 +1,20 @@
+const REDACTED = "[redacted]";
+const MAX_AUDITED_STRING = 500;
+
+/**
+ * Tool arguments as the audit log keeps them: secrets (a provider key, a password) replaced, long
+ * texts (a document added inline) cut, so the log stays readable and never holds a credential.
+ */
+export function auditedArguments(input: Record<string, unknown>, secretArguments: readonly string[]): Record<string, unknown> {
+	const audited: Record<string, unknown> = {};
+	for (const [name, value] of Object.entries(input)) audited[name] = secretArguments.includes(name) ? REDACTED : shorten(value, 0);
+	return audited;
+}
+
+function shorten(value: unknown, depth: number): unknown {
+	if (typeof value === "string") return value.length > MAX_AUDITED_STRING ? `${value.slice(0, MAX_AUDITED_STRING)}… (${value.length} characters)` : value;
+	if (value === null || typeof value !== "object") return value;
+	if (depth >= 4) return "…";
+	if (Array.isArray(value)) return value.slice(0, 50).map((item) => shorten(item, depth + 1));
+	return Object.fromEntries(Object.entries(value).slice(0, 50).map(([key, item]) => [key, shorten(item, depth + 1)]));
+}

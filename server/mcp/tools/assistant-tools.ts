@@ -1,0 +1,332 @@
+import { z } from "zod";
+import { ZAssistantConfig } from "../../modules/assistants/assistant-config";
+import { createAssistant } from "../../modules/assistants/create-assistant";
+import { createAssistantVersion } from "../../modules/assistants/create-assistant-version";
+import { executeAssistant } from "../../modules/assistants/execute-assistant";
+import { getAssistant } from "../../modules/assistants/get-assistant";
+import { getAssistantDraft } from "../../modules/assistants/get-assistant-draft";
+import { getAssistantVersion } from "../../modules/assistants/get-assistant-version";
+import { listAssistantVersions } from "../../modules/assistants/list-assistant-versions";
+import { listAssistants } from "../../modules/assistants/list-assistants";
+import { listDeployments } from "../../modules/assistants/list-deployments";
+import { publishAssistantVersion } from "../../modules/assistants/publish-assistant-version";
+import { rollbackAssistantDeployment } from "../../modules/assistants/rollback-assistant-deployment";
+import { runPlayground } from "../../modules/assistants/run-playground";
+import { archiveAssistant, restoreAssistant } from "../../modules/assistants/set-assistant-archived";
+import { updateAssistant } from "../../modules/assistants/update-assistant";
+import { updateAssistantDraft } from "../../modules/assistants/update-assistant-draft";
+import { createEnvironment } from "../../modules/environments/create-environment";
+import { deleteEnvironment } from "../../modules/environments/delete-environment";
+import { listEnvironments } from "../../modules/environments/list-environments";
+import { updateEnvironment } from "../../modules/environments/update-environment";
+import type { AssistantConfig } from "../../db/entities";
+import { DESTRUCTIVE, defineTool, GENERATES, IDEMPOTENT_WRITE, type McpTool, READ_ONLY, WRITES } from "../tool-definition";
+import { assistantSlug, environmentSlug, timestamp, workspaceId } from "./fields";
+
+const assistant = z.object({
+	id: z.string(),
+	slug: z.string(),
+	name: z.string(),
+	description: z.string().nullable(),
+	archived: z.boolean().describe("Archived assistants are not served by the runtime"),
+	archivedAt: timestamp.nullable(),
+	createdAt: timestamp,
+	updatedAt: timestamp,
+});
+const version = z.object({ id: z.string(), version: z.number().int(), note: z.string().nullable(), createdByUserId: z.string().nullable(), createdAt: timestamp });
+const environment = z.object({ id: z.string(), slug: z.string(), name: z.string(), description: z.string().nullable(), createdAt: timestamp, updatedAt: timestamp });
+const config = z.record(z.unknown()).describe("provider, model, systemPrompt (with {{variable}} placeholders), variables, generation settings, attached knowledge");
+const deploymentChange = {
+	assistantId: z.string(),
+	environment: z.string().describe("The environment changed"),
+	version: z.number().int().describe("The version it serves now"),
+	previousVersion: z.number().int().nullable().describe("The version it served before; null on a first publish"),
+};
+const generation = {
+	message: z.object({ role: z.literal("assistant"), content: z.string() }).describe("The generated answer"),
+	finishReason: z.string().describe("stop, length, tool_calls, content_filter or error"),
+	usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number() }).describe("Token accounting"),
+};
+const variables = z.record(z.union([z.string(), z.number(), z.boolean()])).optional().describe("Values for the prompt variables the assistant declares");
+
+const configPatch = ZAssistantConfig.partial()
+	.strict()
+	.describe(
+		"Fields of the draft to replace (whole values): provider ('openai' | 'mistral' | 'openai-compatible'), model, systemPrompt, variables [{name, type, required, default?, description?}], generation {temperature?, maxOutputTokens?, responseFormat?, timeoutMs?, maxRetries?}, knowledge [{sourceId, topK, minScore?}]",
+	);
+
+const asConfig = (value: AssistantConfig) => value as unknown as Record<string, unknown>;
+
+export const ASSISTANT_TOOLS: McpTool[] = [
+	defineTool({
+		name: "list_assistants",
+		title: "List assistants",
+		description: "Lists the workspace's assistants by slug (archived ones only with includeArchived).",
+		inputSchema: { workspaceId, includeArchived: z.boolean().optional().describe("Also list archived assistants (default false)") },
+		outputSchema: { assistants: z.array(assistant) },
+		annotations: READ_ONLY,
+		permission: "assistants:read",
+		run: async (context, input) => ({ assistants: await listAssistants(context, input) }),
+	}),
+	defineTool({
+		name: "get_assistant",
+		title: "Get an assistant",
+		description: "One assistant: name, description, archived or not, its latest version number and the version each environment serves.",
+		inputSchema: { workspaceId, slug: assistantSlug },
+		outputSchema: {
+			...assistant.shape,
+			latestVersion: z.number().int().nullable().describe("Highest version number; null before the first version"),
+			deployments: z.array(z.object({ environment: z.string(), version: z.number().int(), deployedAt: timestamp, deployedByUserId: z.string().nullable() })).describe("What each environment serves now"),
+		},
+		annotations: READ_ONLY,
+		permission: "assistants:read",
+		run: (context, input) => getAssistant(context, input),
+	}),
+	defineTool({
+		name: "get_assistant_draft",
+		title: "Get an assistant's draft",
+		description: "The editable working copy of an assistant's configuration: what create_assistant_version freezes next.",
+		inputSchema: { workspaceId, slug: assistantSlug },
+		outputSchema: { assistantId: z.string(), config, updatedAt: timestamp, updatedByUserId: z.string().nullable() },
+		annotations: READ_ONLY,
+		permission: "assistants:read",
+		run: async (context, input) => {
+			const draft = await getAssistantDraft(context, input);
+			return { ...draft, config: asConfig(draft.config) };
+		},
+	}),
+	defineTool({
+		name: "list_assistant_versions",
+		title: "List versions",
+		description: "An assistant's frozen versions, newest first.",
+		inputSchema: { workspaceId, slug: assistantSlug, limit: z.number().int().min(1).max(100).optional().describe("At most this many (default 100)") },
+		outputSchema: { versions: z.array(version) },
+		annotations: READ_ONLY,
+		permission: "assistants:read",
+		run: async (context, input) => ({ versions: await listAssistantVersions(context, input) }),
+	}),
+	defineTool({
+		name: "get_assistant_version",
+		title: "Get a version",
+		description: "One frozen version with its full configuration.",
+		inputSchema: { workspaceId, slug: assistantSlug, version: z.number().int().min(1).describe("The version number") },
+		outputSchema: { ...version.shape, config },
+		annotations: READ_ONLY,
+		permission: "assistants:read",
+		run: async (context, input) => {
+			const found = await getAssistantVersion(context, input);
+			return { ...found, config: asConfig(found.config) };
+		},
+	}),
+	defineTool({
+		name: "list_deployments",
+		title: "Deployment history",
+		description: "Every publish and rollback of an assistant, newest first, optionally in one environment: which version replaced which, who did it and when.",
+		inputSchema: {
+			workspaceId,
+			slug: assistantSlug,
+			environment: environmentSlug.optional(),
+			limit: z.number().int().min(1).max(100).optional().describe("At most this many (default 100)"),
+		},
+		outputSchema: {
+			deployments: z.array(
+				z.object({
+					environment: z.string(),
+					action: z.enum(["publish", "rollback"]),
+					version: z.number().int(),
+					previousVersion: z.number().int().nullable(),
+					actorUserId: z.string().nullable(),
+					at: timestamp,
+				}),
+			),
+		},
+		annotations: READ_ONLY,
+		permission: "assistants:read",
+		run: async (context, input) => ({ deployments: await listDeployments(context, input) }),
+	}),
+	defineTool({
+		name: "list_environments",
+		title: "List environments",
+		description: "The workspace's deployment environments; production always exists and is the runtime's default.",
+		inputSchema: { workspaceId },
+		outputSchema: { environments: z.array(environment) },
+		annotations: READ_ONLY,
+		permission: "assistants:read",
+		run: async (context, input) => ({ environments: await listEnvironments(context, input) }),
+	}),
+	defineTool({
+		name: "create_assistant",
+		title: "Create an assistant",
+		description: "Creates an assistant with a default draft. Then: update_assistant_draft, create_assistant_version, publish_deployment.",
+		inputSchema: {
+			workspaceId,
+			slug: assistantSlug.describe("A new slug: lowercase letters, digits and dashes; callers reach the assistant at /runtime/assistants/<slug>"),
+			name: z.string().min(1).max(200).describe("Display name"),
+			description: z.string().max(2000).optional().describe("What the assistant is for"),
+		},
+		outputSchema: { id: z.string(), slug: z.string(), name: z.string() },
+		annotations: WRITES,
+		permission: "assistants:write",
+		run: (context, input) => createAssistant(context, input),
+	}),
+	defineTool({
+		name: "update_assistant",
+		title: "Rename an assistant",
+		description: "Changes an assistant's name or description (the slug never changes; configuration is edited with update_assistant_draft).",
+		inputSchema: {
+			workspaceId,
+			slug: assistantSlug,
+			name: z.string().min(1).max(200).optional().describe("New display name"),
+			description: z.string().max(2000).nullable().optional().describe("New description; null clears it"),
+		},
+		outputSchema: assistant.shape,
+		annotations: IDEMPOTENT_WRITE,
+		permission: "assistants:write",
+		run: (context, input) => updateAssistant(context, input),
+	}),
+	defineTool({
+		name: "archive_assistant",
+		title: "Archive an assistant",
+		description: "Stops the runtime serving the assistant in every environment (callers get DEPLOYMENT_NOT_FOUND); versions and deployments are kept for restore_assistant.",
+		inputSchema: { workspaceId, slug: assistantSlug },
+		outputSchema: assistant.shape,
+		annotations: DESTRUCTIVE,
+		permission: "assistants:write",
+		run: (context, input) => archiveAssistant(context, input),
+	}),
+	defineTool({
+		name: "restore_assistant",
+		title: "Restore an assistant",
+		description: "Serves an archived assistant again, with the versions deployed when it was archived.",
+		inputSchema: { workspaceId, slug: assistantSlug },
+		outputSchema: assistant.shape,
+		annotations: IDEMPOTENT_WRITE,
+		permission: "assistants:write",
+		run: (context, input) => restoreAssistant(context, input),
+	}),
+	defineTool({
+		name: "update_assistant_draft",
+		title: "Edit the draft",
+		description: "Replaces fields of the assistant's draft configuration; the result must be a valid configuration. Nothing is served until a version is created and published.",
+		inputSchema: { workspaceId, slug: assistantSlug, patch: configPatch },
+		outputSchema: { assistantId: z.string(), config },
+		annotations: IDEMPOTENT_WRITE,
+		permission: "assistants:write",
+		run: async (context, input) => {
+			const updated = await updateAssistantDraft(context, { ...input, patch: input.patch as Partial<AssistantConfig> });
+			return { ...updated, config: asConfig(updated.config) };
+		},
+	}),
+	defineTool({
+		name: "create_assistant_version",
+		title: "Freeze a version",
+		description: "Freezes the current draft as the next version number (versions never change afterwards).",
+		inputSchema: { workspaceId, slug: assistantSlug, note: z.string().max(2000).optional().describe("What changed, for the history") },
+		outputSchema: { id: z.string(), version: z.number().int().describe("The new version number"), config },
+		annotations: WRITES,
+		permission: "assistants:write",
+		run: async (context, input) => {
+			const created = await createAssistantVersion(context, input);
+			return { ...created, config: asConfig(created.config) };
+		},
+	}),
+	defineTool({
+		name: "publish_deployment",
+		title: "Publish a version",
+		description: "Deploys a version to an environment (default production): the runtime serves it on the very next call, on every server instance.",
+		inputSchema: {
+			workspaceId,
+			slug: assistantSlug,
+			version: z.number().int().min(1).describe("The version number to serve"),
+			environment: environmentSlug.optional().describe("Target environment; default production"),
+		},
+		outputSchema: deploymentChange,
+		annotations: IDEMPOTENT_WRITE,
+		permission: "assistants:write",
+		run: (context, input) => publishAssistantVersion(context, input),
+	}),
+	defineTool({
+		name: "rollback_deployment",
+		title: "Roll back",
+		description: "Serves again the version that the latest publish or rollback in the environment (default production) replaced.",
+		inputSchema: { workspaceId, slug: assistantSlug, environment: environmentSlug.optional().describe("Environment; default production") },
+		outputSchema: deploymentChange,
+		annotations: { ...WRITES, destructiveHint: true },
+		permission: "assistants:write",
+		run: (context, input) => rollbackAssistantDeployment(context, input),
+	}),
+	defineTool({
+		name: "create_environment",
+		title: "Create an environment",
+		description: "Adds a deployment environment (e.g. staging) that assistants can be published to and run in.",
+		inputSchema: {
+			workspaceId,
+			slug: environmentSlug.describe("A new slug: lowercase letters, digits and dashes"),
+			name: z.string().min(1).max(200).describe("Display name"),
+			description: z.string().max(2000).optional().describe("What the environment is for"),
+		},
+		outputSchema: environment.shape,
+		annotations: WRITES,
+		permission: "assistants:write",
+		run: (context, input) => createEnvironment(context, input),
+	}),
+	defineTool({
+		name: "update_environment",
+		title: "Rename an environment",
+		description: "Changes an environment's name or description (its slug never changes).",
+		inputSchema: {
+			workspaceId,
+			slug: environmentSlug,
+			name: z.string().min(1).max(200).optional().describe("New display name"),
+			description: z.string().max(2000).nullable().optional().describe("New description; null clears it"),
+		},
+		outputSchema: environment.shape,
+		annotations: IDEMPOTENT_WRITE,
+		permission: "assistants:write",
+		run: (context, input) => updateEnvironment(context, input),
+	}),
+	defineTool({
+		name: "delete_environment",
+		title: "Delete an environment",
+		description: "Deletes an environment and its deployment history. Refused for production and while it serves any assistant that is not archived.",
+		inputSchema: { workspaceId, slug: environmentSlug },
+		outputSchema: { slug: z.string(), deleted: z.literal(true) },
+		annotations: DESTRUCTIVE,
+		permission: "assistants:write",
+		run: (context, input) => deleteEnvironment(context, input),
+	}),
+	defineTool({
+		name: "execute_assistant",
+		title: "Run a deployed assistant",
+		description:
+			"Runs the version deployed to an environment (default production) on one input, exactly as POST /runtime/assistants/<slug> does; traced with you as the caller and counted against the workspace's spend quota.",
+		inputSchema: {
+			workspaceId,
+			slug: assistantSlug,
+			input: z.string().max(1_000_000).describe("The user's turn"),
+			variables,
+			environment: environmentSlug.optional().describe("Environment to run in; default production"),
+		},
+		outputSchema: { ...generation, version: z.number().int().describe("The deployed version that answered") },
+		annotations: GENERATES,
+		permission: "generations:run",
+		run: (context, input) => executeAssistant(context, { workspaceId: input.workspaceId, slug: input.slug, run: { input: input.input, variables: input.variables, environment: input.environment } }),
+	}),
+	defineTool({
+		name: "run_playground",
+		title: "Try a draft or version",
+		description:
+			"Runs one turn against the assistant's current draft (default) or a pinned version, without deploying anything; traced as a playground run and counted against the workspace's spend quota.",
+		inputSchema: {
+			workspaceId,
+			slug: assistantSlug,
+			input: z.string().max(1_000_000).describe("The user's turn"),
+			variables,
+			version: z.number().int().min(1).optional().describe("A version number to run instead of the draft"),
+		},
+		outputSchema: { ...generation, ranOn: z.union([z.literal("draft"), z.number().int()]).describe("'draft' or the version number that answered") },
+		annotations: GENERATES,
+		permission: "generations:run",
+		run: (context, input) => runPlayground(context, input),
+	}),
+];

@@ -1,0 +1,29 @@
+import { authorizeWorkspace } from "../access/authorize";
+import type { UseCaseContext } from "../platform-services";
+import { DEPLOYMENT_CHANNEL } from "./deployment-cache";
+import { findAssistant } from "./find-assistant";
+import { type AssistantView, presentAssistant } from "./present-assistant";
+
+/**
+ * Archiving stops the runtime serving the assistant (DEPLOYMENT_NOT_FOUND) while keeping its
+ * versions and deployments, so restoring serves exactly what was deployed before. Returns once
+ * every instance has dropped its cached resolution.
+ */
+async function setAssistantArchived(context: UseCaseContext, input: { workspaceId?: string; slug: string }, archived: boolean): Promise<AssistantView> {
+	const workspaceId = await authorizeWorkspace(context, "assistants:write", input.workspaceId);
+	const assistant = await findAssistant(context.em, workspaceId, input.slug);
+	if ((assistant.archivedAt !== null) !== archived) {
+		assistant.archivedAt = archived ? new Date() : null;
+		await context.em.flush();
+	}
+	await context.services.notifications.publish(DEPLOYMENT_CHANNEL, workspaceId);
+	return presentAssistant(assistant);
+}
+
+export function archiveAssistant(context: UseCaseContext, input: { workspaceId?: string; slug: string }): Promise<AssistantView> {
+	return setAssistantArchived(context, input, true);
+}
+
+export function restoreAssistant(context: UseCaseContext, input: { workspaceId?: string; slug: string }): Promise<AssistantView> {
+	return setAssistantArchived(context, input, false);
+}

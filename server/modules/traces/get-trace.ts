@@ -1,0 +1,23 @@
+import { TraceSchema } from "../../db/entities";
+import { AppError } from "../../shared/app-error";
+import { authorizeWorkspace } from "../access/authorize";
+import type { UseCaseContext } from "../platform-services";
+import { summarizeTrace, type TraceSummary } from "./list-traces";
+
+/** One generation with its content: the messages and config sent, the output, the error (content is null when the workspace does not store it). */
+export async function getTrace(
+	context: UseCaseContext,
+	input: { workspaceId?: string; traceId: string },
+): Promise<TraceSummary & { timeToFirstTokenMs: number | null; totalTokens: number; input: unknown; output: string | null; errorMessage: string | null }> {
+	const workspaceId = await authorizeWorkspace(context, "traces:read", input.workspaceId);
+	const trace = await context.em.findOne(TraceSchema, { id: input.traceId, workspace: workspaceId });
+	if (!trace) throw AppError.notFound("Trace");
+	return {
+		...summarizeTrace(trace),
+		timeToFirstTokenMs: trace.timeToFirstTokenMs,
+		totalTokens: trace.totalTokens,
+		input: trace.input,
+		output: trace.output,
+		errorMessage: trace.errorMessage,
+	};
+}

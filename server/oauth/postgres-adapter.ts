@@ -1,0 +1,113 @@
+import type { Adapter, AdapterPayload } from "oidc-provider";
+import type { Orm } from "../db/orm";
+
+interface RecordRow {
+	payload: AdapterPayload;
+	/** As the driver returns it (a string here); read through new Date(). */
+	consumed_at: Date | string | null;
+}
+
+export interface PostgresAdapterOptions {
+	orm: Orm;
+	/** Seconds after a refresh token's rotation during which presenting it again is not treated as reuse (OAUTH_REFRESH_REUSE_GRACE_SECONDS). */
+	refreshReuseGraceSeconds: number;
+}
+
+/**
+ * oidc-provider's persistence (its adapter interface, one instance per model: Client, Grant,
+ * Session, Interaction, AuthorizationCode, RefreshToken…) on the `oauth_records` table, so every
+ * server instance sees the same state and nothing lives in one process's memory.
+ *
+ * Refresh-token reuse (RFC 9700 §4.14.2): oidc-provider revokes the grant when a consumed refresh
+ * token comes back. Within the grace window after its rotation, `find` reports the token as not
+ * consumed; the provider's `rotateRefreshToken` hook (authorization-server.ts) sees the stored
+ * consumption and answers with an access token only, so two concurrent refreshes, or a client
+ * that lost the rotated token to a crash, are not logged out by a race.
+ */
+export function createPostgresAdapterFactory(options: PostgresAdapterOptions): (model: string) => Adapter {
+	return (model) => new PostgresAdapter(model, options);
+}
+
+class PostgresAdapter implements Adapter {
+	constructor(
+		private readonly model: string,
+		private readonly options: PostgresAdapterOptions,
+	) {}
+
+	private get connection() {
+		return this.options.orm.em.getConnection();
+	}
+
+	async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+		const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
+		// A Grant is its own grant: storing its id as grant_id lets revokeByGrantId remove it too.
+		const grantId = this.model === "Grant" ? id : (payload.grantId ?? null);
+		await this.connection.execute(
+			`insert into oauth_records (id, model, payload, grant_id, user_code, uid, consumed_at, expires_at)
+			 values (?, ?, ?::jsonb, ?, ?, ?, null, ?)
+			 on conflict (id, model) do update set payload = excluded.payload, grant_id = excluded.grant_id, user_code = excluded.user_code,
+			   uid = excluded.uid, expires_at = excluded.expires_at`,
+			[id, this.model, JSON.stringify(payload), grantId, payload.userCode ?? null, payload.uid ?? null, expiresAt],
+		);
+	}
+
+	async find(id: string): Promise<AdapterPayload | undefined> {
+		return this.findWhere("id = ?", id);
+	}
+
+	async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+		return this.findWhere("uid = ?", uid);
+	}
+
+	async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+		return this.findWhere("user_code = ?", userCode);
+	}
+
+	private async findWhere(condition: string, value: string): Promise<AdapterPayload | undefined> {
+		const rows: RecordRow[] = await this.connection.execute(
+			`select payload, consumed_at from oauth_records where model = ? and ${condition} and (expires_at is null or expires_at > now()) limit 1`,
+			[this.model, value],
+		);
+		const row = rows[0];
+		if (!row) return undefined;
+		const payload = { ...row.payload };
+		if (row.consumed_at) {
+			const consumedAt = new Date(row.consumed_at).getTime();
+			const graceEnds = consumedAt + this.options.refreshReuseGraceSeconds * 1000;
+			if (this.model === "RefreshToken" && Date.now() < graceEnds) delete payload.consumed;
+			else payload.consumed = Math.floor(consumedAt / 1000);
+		}
+		return payload;
+	}
+
+	async consume(id: string): Promise<void> {
+		await this.connection.execute("update oauth_records set consumed_at = now() where id = ? and model = ? and consumed_at is null", [id, this.model]);
+	}
+
+	async destroy(id: string): Promise<void> {
+		await this.connection.execute("delete from oauth_records where id = ? and model = ?", [id, this.model]);
+	}
+
+	/**
+	 * The grant is dead (a code or refresh token reused, or the connection revoked): every record
+	 * of it goes, and its connection is marked revoked, so access tokens it issued fail on their
+	 * next request (the MCP endpoint checks the connection every time).
+	 */
+	async revokeByGrantId(grantId: string): Promise<void> {
+		await this.connection.execute("delete from oauth_records where grant_id = ?", [grantId]);
+		await this.connection.execute("update oauth_connections set revoked_at = now(), updated_at = now() where grant_id = ? and revoked_at is null", [grantId]);
+	}
+}
+
+/** Whether a refresh token was already rotated (presented again within the grace window). */
+export async function wasRefreshTokenRotated(orm: Orm, id: string): Promise<boolean> {
+	const rows: { consumed: boolean }[] = await orm.em
+		.getConnection()
+		.execute("select consumed_at is not null as consumed from oauth_records where id = ? and model = 'RefreshToken'", [id]);
+	return rows[0]?.consumed === true;
+}
+
+/** Removes records a day past their expiry (oidc-provider never asks for them again). */
+export async function deleteExpiredOAuthRecords(orm: Orm): Promise<void> {
+	await orm.em.getConnection().execute("delete from oauth_records where expires_at < now() - interval '1 day'");
+}

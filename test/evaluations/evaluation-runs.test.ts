@@ -1,0 +1,183 @@
+import { describe, expect, it } from "vitest";
+import { addEvaluationCase } from "../../server/modules/evaluations/add-evaluation-case";
+import { cancelEvaluationRun } from "../../server/modules/evaluations/cancel-evaluation-run";
+import { createEvaluationDataset } from "../../server/modules/evaluations/create-evaluation-dataset";
+import { deleteEvaluationCase } from "../../server/modules/evaluations/delete-evaluation-case";
+import { deleteEvaluationDataset } from "../../server/modules/evaluations/delete-evaluation-dataset";
+import { getEvaluationDataset } from "../../server/modules/evaluations/get-evaluation-dataset";
+import { getEvaluationRun } from "../../server/modules/evaluations/get-evaluation-run";
+import { listEvaluationDatasets } from "../../server/modules/evaluations/list-evaluation-datasets";
+import { listEvaluationRuns } from "../../server/modules/evaluations/list-evaluation-runs";
+import { startEvaluationRun } from "../../server/modules/evaluations/start-evaluation-run";
+import { AppError } from "../../server/shared/app-error";
+import type { TestPlatform, TestWorkspace } from "../helpers/platform";
+import type { ProviderStandIn } from "../helpers/provider-stand-in";
+import { answerByRequest, datasetWithEveryScorer, waitForRun, useEvaluationTestbed } from "./evaluation-fixtures";
+
+let platform: TestPlatform;
+let standIn: ProviderStandIn;
+let workspace: TestWorkspace;
+const operator = () => platform.operator();
+
+async function refusal(promise: Promise<unknown>): Promise<AppError> {
+	const error = await promise.then(
+		() => undefined,
+		(caught: unknown) => caught,
+	);
+	expect(error).toBeInstanceOf(AppError);
+	return error as AppError;
+}
+
+useEvaluationTestbed((started) => ({ platform, standIn, workspace } = started));
+
+describe("evaluation runs", () => {
+	it("score every case with every scorer, aggregate, and compare two versions case by case", async () => {
+		const { workspaceId } = workspace;
+		const { dataset, cases } = await datasetWithEveryScorer(operator, workspaceId);
+
+		const first = await startEvaluationRun(operator(), { workspaceId, datasetId: dataset.id, target: { kind: "version", assistantSlug: "orbit", version: 1 } });
+		expect(first).toMatchObject({ status: "queued", caseCount: 7, model: "gpt-4o-mini", target: { kind: "version", version: 1 } });
+		const v1 = await waitForRun(operator, workspaceId, first.id);
+		expect(v1.status).toBe("completed");
+		const byCase = new Map(v1.cases.map((entry) => [entry.caseId, entry.result]));
+
+		expect(byCase.get(cases.arithmetic.id)).toMatchObject({ status: "passed", output: "4", score: 1, usage: { inputTokens: 20, outputTokens: 5, totalTokens: 25 } });
+		expect(byCase.get(cases.arithmetic.id)?.scores.map((score) => [score.scorer, score.score])).toEqual([["exact_match", 1], ["numeric", 1]]);
+		expect(byCase.get(cases.capital.id)).toMatchObject({ status: "passed", score: 1 });
+		expect(byCase.get(cases.json.id)).toMatchObject({ status: "passed" });
+		expect(byCase.get(cases.greeting.id)).toMatchObject({ status: "passed" });
+		expect(byCase.get(cases.rubric.id)).toMatchObject({ status: "passed", score: 0.9 });
+		expect(byCase.get(cases.rubric.id)?.scores[0].reasoning).toBe("States the 30-day window.");
+		expect(byCase.get(cases.conversation.id)).toMatchObject({ status: "passed", output: "I am Orbit Bot." });
+		// The grader answered in prose: that case is errored with the reason, the run is not.
+		const sloppy = byCase.get(cases.sloppyGrader.id);
+		expect(sloppy?.status).toBe("errored");
+		expect(sloppy?.error).toMatch(/sloppy rubric: Grader did not answer with JSON/);
+		expect(sloppy?.scores.find((score) => score.scorer === "contains")?.score).toBe(1);
+
+		expect(v1.aggregates).toMatchObject({ caseCount: 7, scoredCases: 7, passedCases: 6, erroredCases: 1, failedCases: 0 });
+		expect(v1.aggregates?.passRate).toBeCloseTo(6 / 7);
+		expect(v1.aggregates?.meanScores).toMatchObject({ exact_match: 1, numeric: 1, json: 1, regex: 1, rubric: 0.9, "names itself": 1 });
+		expect(v1.aggregates?.latencyMs.p50).not.toBeNull();
+		expect(v1.aggregates?.totalTokens).toBe(7 * 25);
+
+		// Every generation was traced under the run's principal, with the version and the trace id the result names.
+		const traceId = byCase.get(cases.arithmetic.id)?.traceId as string;
+		await platform.services.traces.flush();
+		const [trace] = await platform.orm.em.fork().getConnection().execute("select principal_type, version, kind, output from traces where id = ?", [traceId]);
+		expect(trace).toMatchObject({ principal_type: "operator", version: v1.versionId, kind: "assistant", output: "4" });
+
+		const second = await startEvaluationRun(operator(), { workspaceId, datasetId: dataset.id, target: { kind: "version", assistantSlug: "orbit", version: 2 } });
+		const v2 = await waitForRun(operator, workspaceId, second.id);
+		expect(v2.aggregates).toMatchObject({ passedCases: 5, failedCases: 1 });
+
+		const compared = await getEvaluationRun(operator(), { workspaceId, runId: v2.id, compareToRunId: v1.id });
+		expect(compared.comparison?.regressedCaseIds).toEqual([cases.capital.id]);
+		expect(compared.comparison?.improvedCaseIds).toEqual([]);
+		expect(compared.comparison?.aggregateDifference?.passRate).toBeCloseTo(-1 / 7);
+		const capital = compared.comparison?.cases.find((entry) => entry.caseId === cases.capital.id);
+		expect(capital).toMatchObject({
+			verdict: "regressed",
+			scoreDifference: -1,
+			candidate: { status: "failed", output: "I am not sure." },
+			baseline: { status: "passed", output: "The capital is Paris." },
+			scorers: [{ scorer: "contains", candidate: 0, baseline: 1, difference: -1 }],
+		});
+
+		// Listing: both runs, newest first.
+		const runs = await listEvaluationRuns(operator(), { workspaceId, datasetId: dataset.id });
+		expect(runs.data.map((run) => run.id)).toEqual([v2.id, v1.id]);
+	}, 60_000);
+
+	it("freezes the deployed environment's version at start and runs the draft as it was", async () => {
+		const { workspaceId } = workspace;
+		const dataset = await createEvaluationDataset(operator(), { workspaceId, name: "Capital" });
+		await addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "What is the capital of France?", expectedOutput: "Paris", scorers: [{ type: "contains" }] });
+		const deployed = await startEvaluationRun(operator(), { workspaceId, datasetId: dataset.id, target: { kind: "environment", assistantSlug: "orbit", environment: "production" } });
+		const draft = await startEvaluationRun(operator(), { workspaceId, datasetId: dataset.id, target: { kind: "draft", assistantSlug: "orbit" } });
+		const [deployedRun, draftRun] = [await waitForRun(operator, workspaceId, deployed.id), await waitForRun(operator, workspaceId, draft.id)];
+		// Production serves version 1 (Paris); the draft is version 2's prompt (regressed).
+		expect(deployedRun.aggregates?.passRate).toBe(1);
+		expect(deployedRun.versionId).not.toBeNull();
+		expect(draftRun.versionId).toBeNull();
+		expect(draftRun.aggregates?.passRate).toBe(0);
+	}, 30_000);
+
+	it("keeps cases immutable: an edit is a new case, deletes keep past runs readable", async () => {
+		const { workspaceId } = workspace;
+		const dataset = await createEvaluationDataset(operator(), { workspaceId, name: "Editable" });
+		const original = await addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "What is 2+2?", expectedOutput: "5", scorers: [{ type: "exact_match" }] });
+		const run = await waitForRun(operator, workspaceId, (await startEvaluationRun(operator(), { workspaceId, datasetId: dataset.id, target: { kind: "version", assistantSlug: "orbit", version: 1 } })).id);
+		expect(run.aggregates?.passRate).toBe(0);
+
+		const edited = await addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "What is 2+2?", expectedOutput: "4", scorers: [{ type: "exact_match" }], replacesCaseId: original.id });
+		expect(edited.id).not.toBe(original.id);
+		expect((await getEvaluationDataset(operator(), { workspaceId, datasetId: dataset.id })).cases.map((entry) => entry.id)).toEqual([edited.id]);
+		// The database refuses to change a case in place.
+		await expect(platform.orm.em.fork().getConnection().execute("update evaluation_cases set expected_output = 'x' where id = ?", [edited.id])).rejects.toThrow(/immutable/);
+
+		await deleteEvaluationCase(operator(), { workspaceId, caseId: edited.id });
+		await deleteEvaluationDataset(operator(), { workspaceId, datasetId: dataset.id });
+		expect((await listEvaluationDatasets(operator(), { workspaceId })).data.map((entry) => entry.id)).not.toContain(dataset.id);
+		expect((await refusal(getEvaluationDataset(operator(), { workspaceId, datasetId: dataset.id }))).code).toBe("NOT_FOUND");
+		// The past run still shows the case it scored, marked deleted.
+		const past = await getEvaluationRun(operator(), { workspaceId, runId: run.id });
+		expect(past.cases[0]).toMatchObject({ caseId: original.id, case: { expectedOutput: "5", deleted: true }, result: { status: "failed", output: "4" } });
+	}, 30_000);
+
+	it("refuses bad input with named fields and changes nothing", async () => {
+		const { workspaceId } = workspace;
+		const dataset = await createEvaluationDataset(operator(), { workspaceId, name: "Strict" });
+		const nested = await refusal(addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "x", scorers: [{ type: "regex", pattern: "^(a+)+$" }] }));
+		expect(nested.code).toBe("VALIDATION_ERROR");
+		expect(nested.fields).toEqual([{ field: "scorers.0.pattern", issue: expect.stringMatching(/Nested quantifiers/) }]);
+		const backreference = await refusal(addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "x", scorers: [{ type: "regex", pattern: "(a)\\1" }] }));
+		expect(backreference.fields?.[0].issue).toMatch(/Backreferences/);
+		const schema = await refusal(addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "x", scorers: [{ type: "json", schema: { type: "string", pattern: "a+" } }] }));
+		expect(schema.fields?.[0]).toMatchObject({ field: "scorers.0.schema", issue: expect.stringMatching(/'pattern' is not supported/) });
+		const both = await refusal(addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "x", messages: [{ role: "user", content: "y" }], scorers: [{ type: "contains", value: "z" }] }));
+		expect(both.fields).toEqual([{ field: "input", issue: "Give exactly one of input and messages" }]);
+		const noScorer = await refusal(addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "x", scorers: [] }));
+		expect(noScorer.fields?.[0].field).toBe("scorers");
+		expect((await getEvaluationDataset(operator(), { workspaceId, datasetId: dataset.id })).caseCount).toBe(0);
+
+		expect((await refusal(startEvaluationRun(operator(), { workspaceId, datasetId: dataset.id, target: { kind: "version", assistantSlug: "orbit", version: 1 } }))).fields?.[0].issue).toMatch(/no cases/);
+		await addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "x", scorers: [{ type: "contains", value: "z" }] });
+		expect((await refusal(startEvaluationRun(operator(), { workspaceId, datasetId: dataset.id, target: { kind: "version", assistantSlug: "orbit", version: 9 } }))).code).toBe("NOT_FOUND");
+		expect((await refusal(startEvaluationRun(operator(), { workspaceId, datasetId: dataset.id, target: { kind: "draft", assistantSlug: "nobody" } }))).code).toBe("ASSISTANT_NOT_FOUND");
+		expect((await refusal(startEvaluationRun(operator(), { workspaceId, datasetId: dataset.id, target: { kind: "environment", assistantSlug: "orbit", environment: "staging" } }))).code).toBe("DEPLOYMENT_NOT_FOUND");
+		expect((await listEvaluationRuns(operator(), { workspaceId, datasetId: dataset.id })).data).toEqual([]);
+
+		// Another workspace's dataset is not found, never forbidden.
+		const other = await platform.createWorkspace();
+		expect((await refusal(getEvaluationDataset(operator(), { workspaceId: other.workspaceId, datasetId: dataset.id }))).code).toBe("NOT_FOUND");
+	});
+
+	it("stops at a regular expression that takes too long on the output, as an errored case", async () => {
+		const { workspaceId } = workspace;
+		const dataset = await createEvaluationDataset(operator(), { workspaceId, name: "Slow pattern" });
+		// Overlapping alternatives pass the static check; the time budget stops them on this output.
+		standIn.responder = (request) => (String(request.body.model) === "gpt-4o-mini" ? { kind: "completion", content: `${"a".repeat(40)}b` } : answerByRequest(request));
+		try {
+			const added = await addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "Say a lot of a", scorers: [{ type: "regex", pattern: "^(a|a)*$" }] });
+			const run = await waitForRun(operator, workspaceId, (await startEvaluationRun(operator(), { workspaceId, datasetId: dataset.id, target: { kind: "version", assistantSlug: "orbit", version: 1 } })).id);
+			expect(run.status).toBe("completed");
+			expect(run.cases.find((entry) => entry.caseId === added.id)?.result).toMatchObject({ status: "errored", error: expect.stringMatching(/took longer than 100 ms/) });
+		} finally {
+			standIn.responder = answerByRequest;
+		}
+	}, 30_000);
+
+	it("cancels a queued run", async () => {
+		const { workspaceId } = workspace;
+		const dataset = await createEvaluationDataset(operator(), { workspaceId, name: "Cancelled" });
+		await addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "What is 2+2?", scorers: [{ type: "contains", value: "4" }] });
+		const started = await startEvaluationRun(operator(), { workspaceId, datasetId: dataset.id, target: { kind: "version", assistantSlug: "orbit", version: 1 } });
+		const cancelled = await cancelEvaluationRun(operator(), { workspaceId, runId: started.id }).catch((error: AppError) => error);
+		// Either it was cancelled before its worker finished, or it had already completed: never both.
+		const final = await waitForRun(operator, workspaceId, started.id);
+		if (cancelled instanceof AppError) expect(final.status).toBe("completed");
+		else expect(final.status).toBe("cancelled");
+		expect((await refusal(cancelEvaluationRun(operator(), { workspaceId, runId: started.id }))).code).toBe("INVALID_REQUEST");
+	});
+});

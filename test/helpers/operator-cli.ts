@@ -1,0 +1,31 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { TEST_SECRET_KEY } from "./platform";
+
+const execute = promisify(execFile);
+const ADMIN_BUNDLE = fileURLToPath(new URL("../../dist/admin.js", import.meta.url));
+
+export interface OperatorCliResult {
+	code: number;
+	stdout: string;
+	stderr: string;
+}
+
+/**
+ * The operator CLI against a test platform's database: the bundle `npm run admin` runs, built once
+ * for the whole run by test/global-setup.ts and started with node directly. `npm run admin` itself
+ * rebuilds before each call (a second or more on a loaded machine, for each of many calls); the
+ * operator-cli test runs the README's command as written.
+ */
+export async function runOperatorCli(databaseUrl: string, args: string[]): Promise<OperatorCliResult> {
+	try {
+		const { stdout, stderr } = await execute(process.execPath, ["--enable-source-maps", ADMIN_BUNDLE, ...args, "--json"], {
+			env: { ...process.env, DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET_KEY },
+		});
+		return { code: 0, stdout, stderr };
+	} catch (error) {
+		const failure = error as { code: number; stdout: string; stderr: string };
+		return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
+	}
+}

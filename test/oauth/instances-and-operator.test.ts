@@ -1,0 +1,175 @@
+import type { IncomingMessage } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { authorizeOrganization } from "../../server/modules/access/authorize";
+import { createUseCaseContext } from "../../server/modules/platform-services";
+import { createUser } from "../../server/modules/tenancy/create-user";
+import { McpRequestAuthenticator } from "../../server/oauth/authenticate-mcp-request";
+import { loadSigningKeys } from "../../server/oauth/signing-keys";
+import { type RunningPlatform, startPlatform } from "../../server/platform";
+import { AppError } from "../../server/shared/app-error";
+import { createLogger } from "../../server/shared/logger";
+import { callMcp, connectMcpClient, CookieJar, pageText, readTokens, refresh } from "../helpers/oauth-flow";
+import { startTestPlatform, TEST_SECRET_KEY, type TestPlatform, type TestWorkspace } from "../helpers/platform";
+import { runOperatorCli } from "../helpers/operator-cli";
+
+const PASSWORD = "correct horse battery";
+
+async function whoamiStatus(url: string, accessToken: string): Promise<number> {
+	const response = await callMcp(url, accessToken, "tools/call", { name: "whoami", arguments: {} });
+	await response.body?.cancel();
+	return response.status;
+}
+
+describe("several instances on one database", { timeout: 120_000 }, () => {
+	let first: TestPlatform;
+	let second: RunningPlatform | undefined;
+	let workspace: TestWorkspace;
+	const email = `member-${Date.now()}@example.com`;
+
+	/** Another server on the same database and SECRET_KEY, behind the same public address (as behind a load balancer). */
+	const startAnother = () =>
+		startPlatform({
+			databaseUrl: first.databaseUrl,
+			secretKey: TEST_SECRET_KEY,
+			port: 0,
+			host: "127.0.0.1",
+			publicBaseUrl: first.services.settings.publicBaseUrl,
+			dataDirectory: first.dataDirectory,
+			logger: createLogger("silent"),
+		});
+
+	beforeAll(async () => {
+		first = await startTestPlatform();
+		workspace = await first.createWorkspace();
+		await createUser(first.operator(), { email, password: PASSWORD, organizationId: workspace.organizationId, role: "member" });
+	});
+	afterAll(async () => {
+		await second?.close();
+		await first?.stop();
+	});
+
+	it("publishes the same signing keys after a restart: a token issued before it is still accepted", async () => {
+		const jwks = await (await fetch(`${first.url}/.well-known/jwks.json`)).json();
+		const tokens = await connectMcpClient(first.url, { email, password: PASSWORD });
+		second = await startAnother();
+		expect(await (await fetch(`${second.url}/.well-known/jwks.json`)).json()).toEqual(jwks);
+		expect(await whoamiStatus(second.url, tokens.accessToken)).toBe(200);
+		await second.close();
+		second = await startAnother();
+		expect(await (await fetch(`${second.url}/.well-known/jwks.json`)).json()).toEqual(jwks);
+		// Stored sealed: the private key is not in the table in clear.
+		const [row] = (await first.orm.em.getConnection().execute("select encrypted_private_jwk from oauth_signing_keys")) as { encrypted_private_jwk: string }[];
+		expect(row.encrypted_private_jwk).toMatch(/^v1:/);
+		const [key] = await loadSigningKeys(first.orm, first.services.secrets);
+		expect(row.encrypted_private_jwk).not.toContain(key.d as string);
+	});
+
+	it("accepts, refreshes and revokes through the other instance a token issued through one", async () => {
+		second ??= await startAnother();
+		const tokens = await connectMcpClient(first.url, { email, password: PASSWORD });
+		expect(await whoamiStatus(second.url, tokens.accessToken)).toBe(200);
+
+		const refreshed = await readTokens(await refresh(second.url, tokens.client, tokens.refreshToken));
+		expect(await whoamiStatus(first.url, refreshed.accessToken)).toBe(200);
+
+		// Revoked on the second instance's connected-applications page, as a person would.
+		const jar = new CookieJar();
+		const signInPage = await fetch(`${second.url}/oauth/connections`);
+		jar.store(signInPage);
+		const csrf = /name="csrf" value="([^"]+)"/.exec(await signInPage.text())?.[1] as string;
+		const signedIn = await fetch(`${second.url}/oauth/connections/sign-in`, {
+			method: "POST",
+			redirect: "manual",
+			headers: { cookie: jar.header(), "content-type": "application/x-www-form-urlencoded" },
+			body: new URLSearchParams({ csrf, email, password: PASSWORD }),
+		});
+		expect(signedIn.status).toBe(303);
+		jar.store(signedIn);
+		const list = await (await fetch(`${second.url}/oauth/connections`, { headers: { cookie: jar.header() } })).text();
+		expect(pageText(list)).toContain(tokens.client.clientId);
+		const [connection] = (await first.orm.em.getConnection().execute("select id from oauth_connections where client_id = ?", [tokens.client.clientId])) as { id: string }[];
+		const revokeCsrf = new RegExp(`action="/oauth/connections/${connection.id}/revoke">\\s*<input type="hidden" name="csrf" value="([^"]+)"`).exec(list)?.[1] as string;
+		const revoked = await fetch(`${second.url}/oauth/connections/${connection.id}/revoke`, {
+			method: "POST",
+			redirect: "manual",
+			headers: { cookie: jar.header(), "content-type": "application/x-www-form-urlencoded" },
+			body: new URLSearchParams({ csrf: revokeCsrf }),
+		});
+		expect(revoked.status).toBe(303);
+
+		expect(await whoamiStatus(first.url, refreshed.accessToken)).toBe(401);
+		expect((await refresh(first.url, tokens.client, refreshed.refreshToken)).status).toBe(400);
+		const after = await (await fetch(`${first.url}/oauth/connections`, { headers: { cookie: jar.header() } })).text();
+		expect(pageText(after)).not.toContain(tokens.client.clientId);
+	});
+});
+
+const admin = (platform: TestPlatform, ...args: string[]) => runOperatorCli(platform.databaseUrl, args);
+
+// Each CLI call is a fresh Node process: slow on a loaded 2-core machine.
+describe("operator CLI: connections and the organization's MCP administration switch", { timeout: 180_000 }, () => {
+	let platform: TestPlatform;
+	let workspace: TestWorkspace;
+	let userId: string;
+	const email = `admin-${Date.now()}@example.com`;
+
+	beforeAll(async () => {
+		platform = await startTestPlatform();
+		workspace = await platform.createWorkspace();
+		userId = (await createUser(platform.operator(), { email, password: PASSWORD, organizationId: workspace.organizationId, role: "admin" })).userId;
+	});
+	afterAll(async () => {
+		await platform?.stop();
+	});
+
+	it("lists a user's connections and revokes one, effective on the token's next request", async () => {
+		const tokens = await connectMcpClient(platform.url, { email, password: PASSWORD, scopes: ["mcp:write"] });
+		const listed = await admin(platform, "connection", "list", "--user", userId);
+		expect(listed.code).toBe(0);
+		const { data } = JSON.parse(listed.stdout) as { data: Record<string, unknown>[] };
+		expect(data).toEqual([
+			expect.objectContaining({ userId, clientId: tokens.client.clientId, clientName: "Test MCP client", organizationId: workspace.organizationId, scopes: ["mcp:read", "mcp:write"], revokedAt: null }),
+		]);
+		expect(data[0].lastUsedAt).toBeNull();
+		expect(await whoamiStatus(platform.url, tokens.accessToken)).toBe(200);
+
+		const revoked = await admin(platform, "connection", "revoke", "--id", data[0].id as string);
+		expect(JSON.parse(revoked.stdout)).toEqual({ id: data[0].id, revoked: true });
+		expect(await whoamiStatus(platform.url, tokens.accessToken)).toBe(401);
+		const after = JSON.parse((await admin(platform, "connection", "list", "--user", userId)).stdout) as { data: { revokedAt: string | null; lastUsedAt: string | null }[] };
+		expect(after.data[0].revokedAt).toEqual(expect.any(String));
+		expect(after.data[0].lastUsedAt).toEqual(expect.any(String));
+
+		const unknown = await admin(platform, "connection", "revoke", "--id", "conn_unknown");
+		expect(unknown.code).toBe(1);
+		expect(JSON.parse(unknown.stderr).error.code).toBe("NOT_FOUND");
+	});
+
+	it("disabling administration over MCP denies a connection holding mcp:admin, whatever the role; enabling restores it", async () => {
+		const tokens = await connectMcpClient(platform.url, { email, password: PASSWORD, scopes: ["mcp:admin"] });
+		expect(tokens.scope.split(" ")).toContain("mcp:admin");
+		const authenticator = new McpRequestAuthenticator(
+			platform.services,
+			platform.services.settings.publicBaseUrl,
+			`${platform.services.settings.publicBaseUrl}/mcp`,
+			await loadSigningKeys(platform.orm, platform.services.secrets),
+		);
+		const authentication = await authenticator.authenticate({ headers: { authorization: `Bearer ${tokens.accessToken}` } } as IncomingMessage);
+		if (!authentication.ok) throw authentication.error;
+		const context = () => createUseCaseContext(platform.services, authentication.principal);
+		expect((await authorizeOrganization(context(), "administration:read")).organizationId).toBe(workspace.organizationId);
+
+		const disabled = await admin(platform, "organization", "set", "--id", workspace.organizationId, "--mcp-admin", "disabled");
+		expect(JSON.parse(disabled.stdout)).toEqual({ organizationId: workspace.organizationId, mcpAdministration: "disabled" });
+		const refusal = await authorizeOrganization(context(), "administration:read").catch((error: unknown) => error);
+		expect(refusal).toBeInstanceOf(AppError);
+		expect(refusal).toMatchObject({ code: "FORBIDDEN", message: "An owner of this organization has disabled administration over MCP" });
+		// Reading and writing are not administration: they keep working.
+		expect(await whoamiStatus(platform.url, tokens.accessToken)).toBe(200);
+
+		const wrong = await admin(platform, "organization", "set", "--id", workspace.organizationId, "--mcp-admin", "off");
+		expect(wrong.code).toBe(2);
+		await admin(platform, "organization", "set", "--id", workspace.organizationId, "--mcp-admin", "enabled");
+		expect((await authorizeOrganization(context(), "administration:read")).organizationId).toBe(workspace.organizationId);
+	});
+});
