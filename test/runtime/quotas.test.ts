@@ -7,6 +7,7 @@ import { createLogger } from "../../server/shared/logger";
 import { type ProviderStandIn, startProviderStandIn } from "../helpers/provider-stand-in";
 import { startTestPlatform, TEST_SECRET_KEY, type TestPlatform } from "../helpers/platform";
 import { freePort, startTestRedis, type TestRedis } from "../helpers/redis";
+import { awayFromMinuteBoundary } from "../helpers/rate-limit-window";
 import { executeBody, workspaceWithCredential } from "./runtime-fixtures";
 
 let platform: TestPlatform;
@@ -28,12 +29,6 @@ beforeEach(() => standIn.reset());
 
 const execute = (baseUrl: string, key: string, body: unknown = executeBody()) =>
 	fetch(`${baseUrl}/runtime/execute`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
-
-/** Fixed one-minute windows: start a counting test well inside one so it cannot straddle two. */
-async function awayFromMinuteBoundary(marginMs = 10_000) {
-	const intoMinute = Date.now() % 60_000;
-	if (intoMinute > 60_000 - marginMs) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 100));
-}
 
 /** A burst may first wait up to 25 s for a fresh window. */
 const BURST_TIMEOUT_MS = 90_000;
@@ -131,6 +126,45 @@ describe("quotas", () => {
 		expect(refused.status).toBe(429);
 		expect((await refused.json()).code).toBe("COST_QUOTA_EXCEEDED");
 		expect(standIn.requests).toHaveLength(1);
+	});
+
+	it("limits knowledge routes per key too, in a budget of their own: 429 with Retry-After on reads and writes, generations unaffected", async () => {
+		const workspace = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		await platform.orm.em.fork().getConnection().execute("update workspaces set rate_limit_per_minute = 3 where id = ?", [workspace.workspaceId]);
+		const key = await workspace.createKey(["runtime:execute", "knowledge:read", "knowledge:write"]);
+		const knowledge = (baseUrl: string, method = "GET", body?: unknown) =>
+			fetch(`${baseUrl}/knowledge/sources`, {
+				method,
+				headers: { authorization: `Bearer ${key.key}`, ...(body ? { "content-type": "application/json" } : {}) },
+				body: body ? JSON.stringify(body) : undefined,
+			});
+		await awayFromMinuteBoundary();
+		const statuses: number[] = [];
+		for (const baseUrl of [platform.url, secondInstance.url, platform.url]) statuses.push((await knowledge(baseUrl)).status);
+		expect(statuses).toEqual([200, 200, 200]);
+		for (const refused of [await knowledge(secondInstance.url), await knowledge(platform.url, "POST", { name: "not created" })]) {
+			expect(refused.status).toBe(429);
+			expect(await refused.json()).toMatchObject({ code: "RATE_LIMITED", status: 429, message: "This API key is limited to 3 knowledge requests per minute" });
+			const retryAfter = Number(refused.headers.get("retry-after"));
+			expect(retryAfter).toBeGreaterThanOrEqual(1);
+			expect(retryAfter).toBeLessThanOrEqual(60);
+		}
+		const [{ count }] = await platform.orm.em.fork().getConnection().execute("select count(*)::int as count from knowledge_sources where workspace_id = ?", [workspace.workspaceId]);
+		expect(count).toBe(0);
+		// The runtime budget of the same key is untouched by its knowledge requests.
+		expect((await execute(platform.url, key.key)).status).toBe(200);
+	});
+
+	it("keeps knowledge open to a workspace past its spend quota: spend is the runtime's", async () => {
+		const workspace = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		await platform.orm.em.fork().getConnection().execute("update workspaces set monthly_spend_quota_micro_usd = 1 where id = ?", [workspace.workspaceId]);
+		const key = await workspace.createKey(["runtime:execute", "knowledge:read"]);
+		standIn.script({ kind: "completion", usage: { prompt_tokens: 1000, completion_tokens: 500 } });
+		expect((await execute(platform.url, key.key)).status).toBe(200);
+		await platform.services.traces.flush();
+		expect((await execute(platform.url, key.key)).status).toBe(429);
+		const listed = await fetch(`${platform.url}/knowledge/sources`, { headers: { authorization: `Bearer ${key.key}` } });
+		expect(listed.status).toBe(200);
 	});
 
 	it("rejects a revoked key on the very next request, although keys are cached", async () => {

@@ -31,8 +31,10 @@ import {
 import { fileFromPath } from "../../sdk/src/node";
 import { startTestPlatform, type TestPlatform, type TestWorkspace } from "../helpers/platform";
 import { type ProviderStandIn, refusedPortUrl, startProviderStandIn } from "../helpers/provider-stand-in";
+import { awayFromMinuteBoundary } from "../helpers/rate-limit-window";
 import { workspaceWithCredential } from "../runtime/runtime-fixtures";
 
+/** The limit of the one workspace whose key is driven past it; the others run unlimited (the test platform's default). */
 const RATE_LIMIT_PER_MINUTE = 20;
 
 let platform: TestPlatform;
@@ -40,7 +42,7 @@ let standIn: ProviderStandIn;
 let workspace: TestWorkspace;
 
 beforeAll(async () => {
-	platform = await startTestPlatform({ quotas: { rateLimitPerMinute: RATE_LIMIT_PER_MINUTE } });
+	platform = await startTestPlatform();
 	standIn = await startProviderStandIn();
 	workspace = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
 });
@@ -167,8 +169,10 @@ describe("every error class, from a real answer", () => {
 	});
 
 	it("RateLimitError: RATE_LIMITED past the key's requests per minute, with Retry-After", async () => {
-		const key = await workspace.createKey(["runtime:execute"]);
-		const client = clientFor(key.key);
+		const limited = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		await platform.orm.em.fork().getConnection().execute("update workspaces set rate_limit_per_minute = ? where id = ?", [RATE_LIMIT_PER_MINUTE, limited.workspaceId]);
+		const client = clientFor(limited.apiKey);
+		await awayFromMinuteBoundary();
 		for (let index = 0; index < RATE_LIMIT_PER_MINUTE; index++) await client.runtime.execute(EXECUTE);
 		const error = (await rejectionOf(client.runtime.execute(EXECUTE))) as RateLimitError;
 		expect(error).toBeInstanceOf(RateLimitError);
