@@ -32,8 +32,11 @@ async function main() {
 	logger.info("listening", { port: config.port, publicBaseUrl: config.publicBaseUrl });
 
 	stopOnSignals(logger, async () => {
-		await platform.close();
-		await database.stop();
+		try {
+			await platform.close();
+		} finally {
+			await database.stop();
+		}
 	});
 }
 

@@ -221,10 +221,13 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 			server,
 			services,
 			async close() {
+				// Requests in flight finish; their keep-alive connections are closed as soon as they are
+				// idle, not after keepAliveTimeout (65 s), which would hold a rolling restart that long.
+				const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
 				await new Promise<void>((resolve) => {
 					server.close(() => resolve());
 					server.closeIdleConnections();
-				});
+				}).finally(() => clearInterval(idleSweep));
 				await oauth.close();
 				await close();
 			},

