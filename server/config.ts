@@ -26,6 +26,7 @@ const ZEnvironment = z.object({
 	// Socket limits (README, Configuration).
 	HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).default(1024),
 	HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(120),
+	HTTP_SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(25),
 	// Runtime quotas (docs/runtime.md). 0 = unlimited; unset spend quota = unlimited.
 	RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
 	MONTHLY_SPEND_QUOTA_MICRO_USD: z.coerce.number().int().min(0).optional(),
@@ -82,7 +83,7 @@ export interface Config {
 	evaluations: EvaluationOptions;
 	quotas: { rateLimitPerMinute: number; monthlySpendQuotaMicroUsd: number | null };
 	redisUrl: string | undefined;
-	http: { maxConnections: number; requestTimeoutMs: number };
+	http: { maxConnections: number; requestTimeoutMs: number; shutdownGraceMs: number };
 	oauth: OAuthOptions;
 }
 
@@ -124,7 +125,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 		logLevel: env.LOG_LEVEL,
 		quotas: { rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE, monthlySpendQuotaMicroUsd: env.MONTHLY_SPEND_QUOTA_MICRO_USD ?? null },
 		redisUrl: env.REDIS_URL,
-		http: { maxConnections: env.HTTP_MAX_CONNECTIONS, requestTimeoutMs: Math.round(env.HTTP_REQUEST_TIMEOUT_SECONDS * 1000) },
+		http: {
+			maxConnections: env.HTTP_MAX_CONNECTIONS,
+			requestTimeoutMs: Math.round(env.HTTP_REQUEST_TIMEOUT_SECONDS * 1000),
+			shutdownGraceMs: Math.round(env.HTTP_SHUTDOWN_GRACE_SECONDS * 1000),
+		},
 		oauth: {
 			accessTokenTtlSeconds: env.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
 			refreshReuseGraceSeconds: env.OAUTH_REFRESH_REUSE_GRACE_SECONDS,

@@ -200,7 +200,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 	const { services, close } = await createPlatformServices({ ...options, publicBaseUrl: () => publicBaseUrl }, "server");
 	try {
 		// Loaded here, not at the top: the worker and the operator CLI build the same services without HTTP.
-		const [{ createRequestListener }, { createHttpServer }, { createOAuthEndpoints }, { createMcpServer }] = await Promise.all([
+		const [{ createRequestListener }, { createHttpServer, closeHttpServer, DEFAULT_HTTP_LIMITS }, { createOAuthEndpoints }, { createMcpServer }] = await Promise.all([
 			import("./http/app"),
 			import("./http/http-server"),
 			import("./http/oauth-endpoints"),
@@ -221,13 +221,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 			server,
 			services,
 			async close() {
-				// Requests in flight finish; their keep-alive connections are closed as soon as they are
-				// idle, not after keepAliveTimeout (65 s), which would hold a rolling restart that long.
-				const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
-				await new Promise<void>((resolve) => {
-					server.close(() => resolve());
-					server.closeIdleConnections();
-				}).finally(() => clearInterval(idleSweep));
+				await closeHttpServer(server, options.http?.shutdownGraceMs ?? DEFAULT_HTTP_LIMITS.shutdownGraceMs);
 				await oauth.close();
 				await close();
 			},

@@ -8,9 +8,11 @@ export interface HttpLimits {
 	maxConnections: number;
 	/** A request's headers and body must arrive within this, else 408 and the connection closes. */
 	requestTimeoutMs: number;
+	/** On stop, requests in flight get this long to finish; the connections still busy then are closed. */
+	shutdownGraceMs: number;
 }
 
-export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = Object.freeze({ maxConnections: 1024, requestTimeoutMs: 120_000 });
+export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = Object.freeze({ maxConnections: 1024, requestTimeoutMs: 120_000, shutdownGraceMs: 25_000 });
 
 /**
  * The HTTP server and its socket settings. Slow or idle clients must not hold sockets for long:
@@ -40,4 +42,24 @@ export function createHttpServer(listener: RequestListener, overrides: Partial<H
 		logger.warn("connections dropped: HTTP_MAX_CONNECTIONS reached", { maxConnections: limits.maxConnections });
 	});
 	return server;
+}
+
+/**
+ * Stops accepting connections and lets the requests in flight finish. Each keep-alive connection is
+ * closed as soon as it is idle, not after keepAliveTimeout (65 s); past `graceMs` the connections
+ * still busy (a long stream, a hung provider) are closed too, which cancels their generations, so
+ * that every trace is written before an orchestrator's kill (Kubernetes waits 30 s by default).
+ */
+export async function closeHttpServer(server: Server, graceMs: number): Promise<void> {
+	const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
+	const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
+	try {
+		await new Promise<void>((resolve) => {
+			server.close(() => resolve());
+			server.closeIdleConnections();
+		});
+	} finally {
+		clearInterval(idleSweep);
+		clearTimeout(deadline);
+	}
 }

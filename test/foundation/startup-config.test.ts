@@ -53,10 +53,15 @@ describe("DATA_DIR/secret-key", () => {
 });
 
 describe("socket settings", () => {
-	it("HTTP_MAX_CONNECTIONS and HTTP_REQUEST_TIMEOUT_SECONDS reach the server's limits, with defaults", () => {
+	it("HTTP_MAX_CONNECTIONS, HTTP_REQUEST_TIMEOUT_SECONDS and HTTP_SHUTDOWN_GRACE_SECONDS reach the server's limits, with defaults", () => {
 		const base = { SECRET_KEY: "x".repeat(32) };
-		expect(loadConfig(base).http).toEqual({ maxConnections: 1024, requestTimeoutMs: 120_000 });
-		expect(loadConfig({ ...base, HTTP_MAX_CONNECTIONS: "3", HTTP_REQUEST_TIMEOUT_SECONDS: "0.5" }).http).toEqual({ maxConnections: 3, requestTimeoutMs: 500 });
+		expect(loadConfig(base).http).toEqual({ maxConnections: 1024, requestTimeoutMs: 120_000, shutdownGraceMs: 25_000 });
+		expect(loadConfig({ ...base, HTTP_MAX_CONNECTIONS: "3", HTTP_REQUEST_TIMEOUT_SECONDS: "0.5", HTTP_SHUTDOWN_GRACE_SECONDS: "0" }).http).toEqual({
+			maxConnections: 3,
+			requestTimeoutMs: 500,
+			shutdownGraceMs: 0,
+		});
 		expect(() => loadConfig({ ...base, HTTP_MAX_CONNECTIONS: "0" })).toThrow("HTTP_MAX_CONNECTIONS");
+		expect(() => loadConfig({ ...base, HTTP_SHUTDOWN_GRACE_SECONDS: "-1" })).toThrow("HTTP_SHUTDOWN_GRACE_SECONDS");
 	});
 });

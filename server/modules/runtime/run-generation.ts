@@ -81,6 +81,7 @@ export async function executeGeneration(context: UseCaseContext, input: Generati
 			attempts,
 			...partial,
 		});
+	services.traces.generationStarted();
 	try {
 		for (;;) {
 			attempts += 1;
@@ -100,6 +101,7 @@ export async function executeGeneration(context: UseCaseContext, input: Generati
 		}
 	} finally {
 		deadline.dispose();
+		services.traces.generationEnded();
 	}
 }
 
@@ -123,6 +125,7 @@ export async function* streamGeneration(context: UseCaseContext, input: Generati
 	let usage: TokenUsage = { ...EMPTY_USAGE };
 	let finishReason: string | null = null;
 	let failure: ProviderError | null = null;
+	services.traces.generationStarted();
 	try {
 		for (;;) {
 			attempts += 1;
@@ -169,5 +172,6 @@ export async function* streamGeneration(context: UseCaseContext, input: Generati
 			error: failure,
 			attempts,
 		});
+		services.traces.generationEnded();
 	}
 }
