@@ -23,10 +23,14 @@ import type { PlatformServices, PlatformSettings } from "./modules/platform-serv
 import { DEFAULT_QUOTAS, type QuotaDefaults, RequestQuotas } from "./modules/quotas/consume-request-quota";
 import { RedisWindowCounter } from "./modules/quotas/redis-window-counter";
 import { ProviderAdapters } from "./modules/runtime/provider-adapters";
+import { RunningGenerations } from "./modules/runtime/running-generations";
 import { UpstreamHttp } from "./providers/upstream-http";
 import { TraceWriter } from "./modules/traces/trace-writer";
 import { SecretBox } from "./shared/crypto";
 import { createLogger, type Logger } from "./shared/logger";
+
+/** On stop, how long the trace writer's last flush waits for generations still running (an evaluation case on a slow provider). */
+const GENERATIONS_SETTLE_MS = 10_000;
 
 export interface PlatformOptions {
 	databaseUrl: string;
@@ -141,8 +145,14 @@ export async function createPlatformServices(
 		);
 		// The quota counts this process's spend from the end of each generation (SpendLedger).
 		const traces = new TraceWriter(() => orm.em.fork(), logger, quotas);
-		// After the HTTP server has closed: in-flight generations have recorded their traces by now.
+		// After the HTTP server has closed, and after the generations still running have recorded theirs.
 		closers.push(() => traces.close());
+		const generations = new RunningGenerations();
+		closers.push(async () => {
+			if (!(await generations.settled(GENERATIONS_SETTLE_MS))) {
+				logger.warn("stopped waiting for generations still running; their traces are lost", { running: generations.count });
+			}
+		});
 
 		const services: PlatformServices = {
 			settings,
@@ -161,6 +171,7 @@ export async function createPlatformServices(
 			apiKeys: new ApiKeyCache(notifications),
 			quotas,
 			traces,
+			generations,
 		};
 
 		// Every cache subscribed above; a CLI command needs none of them (it reads through).
@@ -221,7 +232,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 			server,
 			services,
 			async close() {
-				await closeHttpServer(server, options.http?.shutdownGraceMs ?? DEFAULT_HTTP_LIMITS.shutdownGraceMs);
+				await closeHttpServer(server, options.http?.shutdownGraceMs ?? DEFAULT_HTTP_LIMITS.shutdownGraceMs, () => services.generations.stopAll());
 				await oauth.close();
 				await close();
 			},

@@ -44,15 +44,23 @@ export function createHttpServer(listener: RequestListener, overrides: Partial<H
 	return server;
 }
 
+/** After the grace period, how long the generations told to stop get to answer before their connections are closed. */
+const FORCE_CLOSE_AFTER_MS = 2_000;
+
 /**
  * Stops accepting connections and lets the requests in flight finish. Each keep-alive connection is
- * closed as soon as it is idle, not after keepAliveTimeout (65 s); past `graceMs` the connections
- * still busy (a long stream, a hung provider) are closed too, which cancels their generations, so
- * that every trace is written before an orchestrator's kill (Kubernetes waits 30 s by default).
+ * closed as soon as it is idle, not after keepAliveTimeout (65 s). Past `graceMs`, `stopRequests`
+ * ends what is still running (a generation then answers 503 INTERNAL_ERROR, retryable, or ends its
+ * stream with that error event), and FORCE_CLOSE_AFTER_MS later any connection still busy is
+ * closed: every trace is written before an orchestrator's kill (Kubernetes waits 30 s by default).
  */
-export async function closeHttpServer(server: Server, graceMs: number): Promise<void> {
+export async function closeHttpServer(server: Server, graceMs: number, stopRequests: () => void): Promise<void> {
 	const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
-	const deadline = setTimeout(() => server.closeAllConnections(), graceMs);
+	let forceClose: NodeJS.Timeout | undefined;
+	const graceOver = setTimeout(() => {
+		stopRequests();
+		forceClose = setTimeout(() => server.closeAllConnections(), FORCE_CLOSE_AFTER_MS);
+	}, graceMs);
 	try {
 		await new Promise<void>((resolve) => {
 			server.close(() => resolve());
@@ -60,6 +68,7 @@ export async function closeHttpServer(server: Server, graceMs: number): Promise<
 		});
 	} finally {
 		clearInterval(idleSweep);
-		clearTimeout(deadline);
+		clearTimeout(graceOver);
+		clearTimeout(forceClose);
 	}
 }

@@ -15,6 +15,7 @@ import type { ApiKeyCache } from "./api-keys/api-key-cache";
 import type { DeploymentResolver } from "./assistants/deployment-cache";
 import type { QuotaDefaults, RequestQuotas } from "./quotas/consume-request-quota";
 import type { ProviderAdapters } from "./runtime/provider-adapters";
+import type { RunningGenerations } from "./runtime/running-generations";
 import type { TraceWriter } from "./traces/trace-writer";
 
 /** Settings read once at start (server/config.ts) that use cases consult. */
@@ -51,6 +52,8 @@ export interface PlatformServices {
 	readonly apiKeys: ApiKeyCache;
 	readonly quotas: RequestQuotas;
 	readonly traces: TraceWriter;
+	/** Generations in flight: stopped when the server's shutdown grace is over, waited for before the last trace flush. */
+	readonly generations: RunningGenerations;
 }
 
 /**

@@ -28,7 +28,7 @@ async function tracesOf(workspaceId: string): Promise<{ streamed: boolean; outpu
 }
 
 describe("stopping a server", () => {
-	it("ends a stream still running after the grace period, records its trace, and stops soon after", async () => {
+	it("ends a stream still running after the grace period with a retryable error event, records its trace, and stops soon after", async () => {
 		const workspace = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
 		const instance = await startInstance();
 		// The provider sends one delta, then nothing: this stream would hold the server for ever.
@@ -39,30 +39,42 @@ describe("stopping a server", () => {
 			body: JSON.stringify(executeBody()),
 		});
 		expect(response.status).toBe(200);
-		// What arrived before the connection was closed (reading then fails: "terminated").
-		let received = "";
-		const reading = (async () => {
-			const decoder = new TextDecoder();
-			try {
-				for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) received += decoder.decode(chunk, { stream: true });
-			} catch {
-				// The cut is what is tested below.
-			}
-		})();
+		const body = response.text();
 
 		const stopping = Date.now();
 		await instance.close();
 		const stoppedAfterMs = Date.now() - stopping;
 		expect(stoppedAfterMs).toBeGreaterThanOrEqual(GRACE_MS - 50);
-		// A coarse bound: the grace period, then moments to cancel the generation and write its trace.
+		// A coarse bound: the grace period, then moments to end the generation and write its trace.
 		expect(stoppedAfterMs).toBeLessThan(GRACE_MS + 10_000);
 
-		await reading;
-		const frames = parseSseFrames(received);
+		const frames = parseSseFrames(await body);
 		expect(frames.filter((frame) => frame.event === "delta").map((frame) => frame.data)).toEqual([{ content: "partial " }]);
+		expect(frames.at(-1)).toEqual({
+			event: "error",
+			data: expect.objectContaining({ code: "INTERNAL_ERROR", retryable: true, message: expect.stringContaining("server is stopping") }),
+		});
 		expect(frames.some((frame) => frame.event === "done")).toBe(false);
 		// Written before the instance's last flush, not lost with it.
-		expect(await tracesOf(workspace.workspaceId)).toEqual([{ streamed: true, output: "partial ", error_code: expect.any(String) }]);
+		expect(await tracesOf(workspace.workspaceId)).toEqual([{ streamed: true, output: "partial ", error_code: "INTERNAL_ERROR" }]);
+	});
+
+	it("answers a generation still waiting on its provider after the grace period with 503 INTERNAL_ERROR saying to retry", async () => {
+		const workspace = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		const instance = await startInstance();
+		standIn.script({ kind: "hang" });
+		const arrived = standIn.nextRequest();
+		const answer = fetch(`${instance.url}/runtime/execute`, {
+			method: "POST",
+			headers: { authorization: `Bearer ${workspace.apiKey}`, "content-type": "application/json" },
+			body: JSON.stringify(executeBody()),
+		});
+		await arrived;
+		await instance.close();
+		const response = await answer;
+		expect(response.status).toBe(503);
+		expect(await response.json()).toMatchObject({ code: "INTERNAL_ERROR", message: expect.stringContaining("server is stopping") });
+		expect(await tracesOf(workspace.workspaceId)).toEqual([{ streamed: false, output: "", error_code: "INTERNAL_ERROR" }]);
 	});
 
 	it("lets a request in flight finish within the grace period", async () => {

@@ -24,6 +24,7 @@ export class GenerationDeadline {
 	private readonly timer: NodeJS.Timeout;
 	private readonly expiresAt: number;
 	private expired = false;
+	private serverStopping = false;
 	private readonly stopWatchingCaller: (() => void) | undefined;
 
 	constructor(
@@ -46,8 +47,23 @@ export class GenerationDeadline {
 		return Math.max(0, this.expiresAt - Date.now());
 	}
 
-	/** An abort caused by our deadline is the generation timing out, whatever the SDK called it. */
+	/** The server is stopping and its grace period is over (RunningGenerations.stopAll). */
+	stopForShutdown(): void {
+		this.serverStopping = true;
+		this.cancellation.abort(new Error("server stopping"));
+	}
+
+	/**
+	 * An abort caused by our deadline is the generation timing out, whatever the SDK called it; one
+	 * caused by the server stopping is a retryable 503, which another instance can serve.
+	 */
 	explain(error: ProviderError): ProviderError {
+		if (this.serverStopping && error.kind === "aborted") {
+			return new ProviderError("unavailable", error.providerName, "This server is stopping and ended the generation before it finished; retry the request", {
+				cause: error,
+				retryable: true,
+			});
+		}
 		if (this.expired && (error.kind === "aborted" || error.kind === "timeout" || error.kind === "unavailable")) {
 			return new ProviderError("timeout", error.providerName, `The generation exceeded its ${this.timeoutMs} ms timeout (config.timeoutMs)`, { cause: error });
 		}

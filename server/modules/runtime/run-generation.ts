@@ -81,7 +81,8 @@ export async function executeGeneration(context: UseCaseContext, input: Generati
 			attempts,
 			...partial,
 		});
-	services.traces.generationStarted();
+	// A caller that can be answered is told the server is stopping; other generations are waited for.
+	const leave = services.generations.enter(caller ? () => deadline.stopForShutdown() : undefined);
 	try {
 		for (;;) {
 			attempts += 1;
@@ -101,7 +102,7 @@ export async function executeGeneration(context: UseCaseContext, input: Generati
 		}
 	} finally {
 		deadline.dispose();
-		services.traces.generationEnded();
+		leave();
 	}
 }
 
@@ -125,7 +126,8 @@ export async function* streamGeneration(context: UseCaseContext, input: Generati
 	let usage: TokenUsage = { ...EMPTY_USAGE };
 	let finishReason: string | null = null;
 	let failure: ProviderError | null = null;
-	services.traces.generationStarted();
+	// A caller that can be answered is told the server is stopping; other generations are waited for.
+	const leave = services.generations.enter(caller ? () => deadline.stopForShutdown() : undefined);
 	try {
 		for (;;) {
 			attempts += 1;
@@ -172,6 +174,6 @@ export async function* streamGeneration(context: UseCaseContext, input: Generati
 			error: failure,
 			attempts,
 		});
-		services.traces.generationEnded();
+		leave();
 	}
 }

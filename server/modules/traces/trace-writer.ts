@@ -127,9 +127,6 @@ interface UnstoredSpend {
 	cost_micro_usd: number;
 }
 
-/** How long close() waits for the generations still running to record their traces. */
-const CLOSE_WAIT_MS = 10_000;
-
 /**
  * Traces are written off the response path: generations push into a buffer that is flushed in one
  * statement (INSERT_BATCH) every 200 ms or 100 traces, and once more on close.
@@ -147,9 +144,6 @@ export class TraceWriter {
 	private flushing: Promise<void> = Promise.resolve();
 	private dropped = 0;
 	private closed = false;
-	/** Generations started and not ended: close() lets them record their traces before the last flush. */
-	private running = 0;
-	private readonly onIdle: (() => void)[] = [];
 	/** Per workspace and month: cost not in workspace_monthly_spend yet, whose trace is not in the buffer. */
 	private readonly unstoredSpend = new Map<string, UnstoredSpend>();
 
@@ -158,16 +152,6 @@ export class TraceWriter {
 		private readonly logger: Logger,
 		private readonly spend: SpendLedger,
 	) {}
-
-	/** A generation began; it calls generationEnded() once its trace is recorded (or it recorded none). */
-	generationStarted(): void {
-		this.running += 1;
-	}
-
-	generationEnded(): void {
-		this.running -= 1;
-		if (this.running === 0) for (const wake of this.onIdle.splice(0)) wake();
-	}
 
 	record(outcome: GenerationOutcome): void {
 		const trace = traceOf(outcome);
@@ -260,22 +244,8 @@ export class TraceWriter {
 		}
 	}
 
-	/**
-	 * The last flush, once the generations still running have ended (at most CLOSE_WAIT_MS: by now
-	 * the HTTP server has closed their connections, which cancels them within milliseconds, but an
-	 * evaluation case may still be waiting on its provider).
-	 */
 	async close(): Promise<void> {
 		this.closed = true;
-		if (this.running > 0) {
-			let timer: NodeJS.Timeout | undefined;
-			await new Promise<void>((resolve) => {
-				this.onIdle.push(resolve);
-				timer = setTimeout(resolve, CLOSE_WAIT_MS);
-			});
-			clearTimeout(timer);
-			if (this.running > 0) this.logger.warn("stopped waiting for generations still running; their traces are lost", { running: this.running });
-		}
 		await this.flush();
 		if (this.timer) clearTimeout(this.timer);
 		this.timer = null;
