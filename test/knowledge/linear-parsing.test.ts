@@ -11,7 +11,10 @@ import { docx, pdf, pdfText, wordParagraphs } from "./hostile-files";
  * of three each, the two sizes taking turns so a busy machine slows both alike: linear work grows
  * about 16x, quadratic 256x. The bound (80x, the growth of n^1.6) catches quadratic behaviour with
  * room for what a loaded machine does to the larger input (garbage collection, caches: up to 50x was
- * seen for linear code under load), without being a benchmark.
+ * seen for linear code under load), without being a benchmark. Inputs that make many small objects
+ * (short CSV rows) start at 200 KB: at 50 KB the small run stayed in the young generation, and under
+ * load 16 times the input took 118 times as long, a garbage-collection effect, not the parser's
+ * (per byte, 50 KB to 1.6 MB cost the same within noise when measured cold).
  */
 const LIMITS: ParseLimits = { maxExpandedBytes: 1024 ** 3, maxCharacters: 1e9, maxChunks: 1e9 };
 const GROWTH = 16;
@@ -34,7 +37,7 @@ const CASES: { name: string; extension: DocumentExtension; size: number; build: 
 	{ name: "text: blank lines of spaces", extension: "txt", size: 100_000, build: (size) => Buffer.from(repeat("a\n   \n", size)) },
 	{ name: "CSV: one line", extension: "csv", size: 200_000, build: (size) => Buffer.from(repeat("abcdefghi,", size)) },
 	{ name: "CSV: one quoted field of escaped quotes", extension: "csv", size: 200_000, build: (size) => Buffer.from(`h\n"${repeat('""', size)}"`) },
-	{ name: "CSV: many short rows", extension: "csv", size: 50_000, build: (size) => Buffer.from(`a,b\n${repeat("1,2\n", size)}`) },
+	{ name: "CSV: many short rows", extension: "csv", size: 200_000, build: (size) => Buffer.from(`a,b\n${repeat("1,2\n", size)}`) },
 	{ name: "JSON: deep nesting", extension: "json", size: 2_000, build: (size) => Buffer.from(`${"[".repeat(size)}1${"]".repeat(size)}`) },
 	{ name: "JSON: a wide array", extension: "json", size: 50_000, build: (size) => Buffer.from(JSON.stringify(Array.from({ length: size / 4 }, (_, index) => index % 100))) },
 	{ name: "DOCX: many paragraphs", extension: "docx", size: 400, build: (size) => docx(wordParagraphs(Array.from({ length: size }, (_, index) => `Paragraph ${index} of short words`))) },
