@@ -82,7 +82,8 @@ export async function executeGeneration(context: UseCaseContext, input: Generati
 			...partial,
 		});
 	// A caller that can be answered is told the server is stopping; other generations are waited for.
-	const leave = services.generations.enter(caller ? () => deadline.stopForShutdown() : undefined);
+	const stoppable = caller ? deadline : undefined;
+	services.generations.enter(stoppable);
 	try {
 		for (;;) {
 			attempts += 1;
@@ -102,7 +103,7 @@ export async function executeGeneration(context: UseCaseContext, input: Generati
 		}
 	} finally {
 		deadline.dispose();
-		leave();
+		services.generations.leave(stoppable);
 	}
 }
 
@@ -127,7 +128,8 @@ export async function* streamGeneration(context: UseCaseContext, input: Generati
 	let finishReason: string | null = null;
 	let failure: ProviderError | null = null;
 	// A caller that can be answered is told the server is stopping; other generations are waited for.
-	const leave = services.generations.enter(caller ? () => deadline.stopForShutdown() : undefined);
+	const stoppable = caller ? deadline : undefined;
+	services.generations.enter(stoppable);
 	try {
 		for (;;) {
 			attempts += 1;
@@ -174,6 +176,6 @@ export async function* streamGeneration(context: UseCaseContext, input: Generati
 			error: failure,
 			attempts,
 		});
-		leave();
+		services.generations.leave(stoppable);
 	}
 }
