@@ -8,7 +8,7 @@ export interface HttpLimits {
 	maxConnections: number;
 	/** A request's headers and body must arrive within this, else 408 and the connection closes. */
 	requestTimeoutMs: number;
-	/** On stop, requests in flight get this long to finish; the connections still busy then are closed. */
+	/** On stop, requests in flight get this long to finish; then generations still running are ended (closeHttpServer). */
 	shutdownGraceMs: number;
 }
 
