@@ -108,6 +108,7 @@ export async function createPlatformServices(
 		closers.push(() => parsers.close());
 
 		const jobs = await JobQueue.start(options.databaseUrl, logger, { supervise: role !== "cli" });
+		// Here for a start that fails further on; on shutdown it has already run (registered again below).
 		closers.push(() => jobs.stop());
 		await declareIngestionQueue(jobs, knowledge);
 		await declareEvaluationQueue(jobs, evaluations);
@@ -153,6 +154,8 @@ export async function createPlatformServices(
 				logger.warn("stopped waiting for generations still running; their traces are lost", { running: generations.count });
 			}
 		});
+		// Running jobs use the providers, storage and trace writer above: they finish before any of those closes.
+		closers.push(() => jobs.stop());
 
 		const services: PlatformServices = {
 			settings,

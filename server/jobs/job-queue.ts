@@ -22,6 +22,7 @@ export interface JobDefinition<TPayload> {
  * commit that enqueued.
  */
 export class JobQueue {
+	private stopped: Promise<void> | undefined;
 	private readonly dispatchers = new Map<string, JobDispatcher<unknown>[]>();
 
 	private constructor(
@@ -76,8 +77,17 @@ export class JobQueue {
 		for (const dispatcher of this.dispatchers.get(definition.name) ?? []) dispatcher.wake();
 	}
 
-	/** Graceful: running jobs finish (or, after 10 s, are failed for a retry) before the database goes away. */
-	async stop(): Promise<void> {
+	/**
+	 * Graceful: running jobs finish (or, after 10 s, are failed for a retry) before the database goes
+	 * away. Once: later calls wait for the first (platform.ts registers it twice, for start failures
+	 * and for the shutdown order).
+	 */
+	stop(): Promise<void> {
+		this.stopped ??= this.stopGracefully();
+		return this.stopped;
+	}
+
+	private async stopGracefully(): Promise<void> {
 		await Promise.all([...this.dispatchers.values()].flat().map((dispatcher) => dispatcher.stop(10_000)));
 		await this.boss.stop({ graceful: true, wait: true, timeout: 10_000 });
 	}
