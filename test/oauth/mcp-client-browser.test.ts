@@ -89,12 +89,16 @@ describe("the official MCP SDK client, with a person in a real browser", { timeo
 		});
 		await page.goto(authorizationUrl.href);
 		await expect(page.title()).resolves.toContain("Sign in to connect");
-		// Keyboard first: the email field has focus, then Tab to the password, Enter submits.
+		// Keyboard first: the email field has focus, then Tab to the password, Enter submits. Chromium
+		// applies autofocus at a rendering update after load: keys typed before it were lost under load.
+		await page.locator("#email:focus").waitFor();
 		await page.keyboard.type(email);
 		await page.keyboard.press("Tab");
 		await page.keyboard.type(PASSWORD);
 		await page.keyboard.press("Enter");
-		await page.waitForURL(/\/oauth\/interaction\//);
+		// The consent page follows at once; a sign-in refused would show the form again, with its reason.
+		await page.getByRole("heading", { name: /Allow Inspector-like MCP client/ }).or(page.getByRole("alert")).first().waitFor();
+		expect(await page.getByRole("alert").count(), await page.getByRole("alert").allTextContents().then((texts) => texts.join(" "))).toBe(0);
 		await page.getByRole("heading", { name: /Allow Inspector-like MCP client/ }).waitFor();
 		expect(await page.getByLabel(/Read/).isChecked()).toBe(true);
 		expect(await page.getByLabel(/Read/).isDisabled()).toBe(true);
