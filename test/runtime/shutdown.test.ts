@@ -30,6 +30,10 @@ afterAll(async () => {
 const startInstance = () =>
 	startPlatform({ databaseUrl: platform.databaseUrl, secretKey: TEST_SECRET_KEY, port: 0, host: "127.0.0.1", logger: createLogger("silent"), http: { shutdownGraceMs: GRACE_MS } });
 
+/** A generation of the default body, through an instance of the test's own. */
+const generate = (baseUrl: string, path: "/runtime/execute" | "/runtime/stream", apiKey: string) =>
+	fetch(`${baseUrl}${path}`, { method: "POST", headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }, body: JSON.stringify(executeBody()) });
+
 async function tracesOf(workspaceId: string): Promise<{ kind: string; streamed: boolean; output: string; error_code: string | null }[]> {
 	return platform.orm.em.fork().getConnection().execute("select kind, streamed, output, error_code from traces where workspace = ? order by created_at", [workspaceId]);
 }
@@ -40,11 +44,7 @@ describe("stopping a server", () => {
 		const instance = await startInstance();
 		// The provider sends one delta, then nothing: this stream would hold the server for ever.
 		standIn.script({ kind: "completion", content: ["partial ", "never sent"], hangAfterChunks: 1 });
-		const response = await fetch(`${instance.url}/runtime/stream`, {
-			method: "POST",
-			headers: { authorization: `Bearer ${workspace.apiKey}`, "content-type": "application/json" },
-			body: JSON.stringify(executeBody()),
-		});
+		const response = await generate(instance.url, "/runtime/stream", workspace.apiKey);
 		expect(response.status).toBe(200);
 		const body = response.text();
 
@@ -71,11 +71,7 @@ describe("stopping a server", () => {
 		const instance = await startInstance();
 		standIn.script({ kind: "hang" });
 		const arrived = standIn.nextRequest();
-		const answer = fetch(`${instance.url}/runtime/execute`, {
-			method: "POST",
-			headers: { authorization: `Bearer ${workspace.apiKey}`, "content-type": "application/json" },
-			body: JSON.stringify(executeBody()),
-		});
+		const answer = generate(instance.url, "/runtime/execute", workspace.apiKey);
 		await arrived;
 		await instance.close();
 		const response = await answer;
@@ -90,11 +86,7 @@ describe("stopping a server", () => {
 		let release = () => {};
 		standIn.script({ kind: "completion", content: "Finished while stopping", holdUntil: new Promise<void>((resolve) => (release = resolve)) });
 		const arrived = standIn.nextRequest();
-		const answer = fetch(`${instance.url}/runtime/execute`, {
-			method: "POST",
-			headers: { authorization: `Bearer ${workspace.apiKey}`, "content-type": "application/json" },
-			body: JSON.stringify(executeBody()),
-		});
+		const answer = generate(instance.url, "/runtime/execute", workspace.apiKey);
 		await arrived;
 		const stopped = instance.close();
 		release();
