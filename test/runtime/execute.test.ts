@@ -28,7 +28,12 @@ describe("POST /runtime/execute", () => {
 		];
 		const result = await execute(apiKey, executeBody({ messages, config: { temperature: 0.3, maxOutputTokens: 42 } }));
 		expect(result.status).toBe(200);
-		expect(result.body).toEqual({ message: { role: "assistant", content: "Hi there" }, finishReason: "stop", usage: { inputTokens: 9, outputTokens: 2, totalTokens: 11 } });
+		expect(result.body).toEqual({
+			message: { role: "assistant", content: "Hi there" },
+			finishReason: "stop",
+			usage: { inputTokens: 9, outputTokens: 2, totalTokens: 11 },
+			traceId: expect.stringMatching(/^trace_[0-9A-Z]{26}$/),
+		});
 		expect(standIn.requests).toHaveLength(1);
 		const [seen] = standIn.requests;
 		expect(seen.path).toBe("/v1/chat/completions");
