@@ -96,6 +96,19 @@ describe("a deployed assistant's answer names its version and trace", () => {
 		expect(await getTrace(workspace, traceId as string)).toMatchObject({ id: traceId, kind: "assistant", versionId: versionIds[1], streamed: true, output: "Hello" });
 	});
 
+	it("execute_assistant over MCP answers the same way, and its trace is found", async () => {
+		const { workspace, versionIds } = await assistantWithTwoVersions();
+		standIn.script({ kind: "completion", content: "over MCP" });
+		const session = await connectAs(platform, userPrincipal(workspace.userId, { organizationId: workspace.organizationId, scopes: ["mcp:read", "mcp:write"] }));
+		try {
+			const answer = await session.call<{ traceId: string; assistant: unknown; version: number }>("execute_assistant", { workspaceId: workspace.workspaceId, slug: "support-bot", input: "hi" });
+			expect(answer).toMatchObject({ assistant: { slug: "support-bot", version: 2, environment: "production" }, version: 2, traceId: expect.stringMatching(TRACE_ID) });
+			expect(await session.call("get_trace", { workspaceId: workspace.workspaceId, traceId: answer.traceId })).toMatchObject({ versionId: versionIds[1], output: "over MCP" });
+		} finally {
+			await session.close();
+		}
+	});
+
 	it("a replayed answer (same Idempotency-Key) names the same trace and version as the first", async () => {
 		const { workspace } = await assistantWithTwoVersions();
 		standIn.script({ kind: "completion", content: "once" });
