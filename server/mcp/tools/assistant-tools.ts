@@ -52,7 +52,7 @@ const generation = {
 const configPatch = ZAssistantConfig.partial()
 	.strict()
 	.describe(
-		"Fields of the draft to replace (whole values): provider ('openai' | 'mistral' | 'openai-compatible'), model, systemPrompt, variables [{name, type, required, default?, description?}], generation {temperature?, maxOutputTokens?, responseFormat?, timeoutMs?, maxRetries?}, knowledge [{sourceId, topK, minScore?}]",
+		"Fields of the draft to replace (whole values): provider ('openai' | 'mistral' | 'openai-compatible'), model, systemPrompt, variables [{name, type, required, default?, description?}], generation {temperature?, maxOutputTokens?, responseFormat?, timeoutMs?, maxRetries?}, knowledge [{sourceId, topK 1-50, minScore? 0-1: chunks scoring below it are left out of the prompt; default 0.25, 0 turns the floor off}]",
 	);
 
 const asConfig = (value: AssistantConfig) => value as unknown as Record<string, unknown>;

@@ -33,7 +33,18 @@ export const ZAssistantConfig = z
 			.max(100)
 			.refine((variables) => new Set(variables.map((variable) => variable.name)).size === variables.length, "Variable names must be unique"),
 		generation: ZGenerationConfig,
-		knowledge: z.array(z.object({ sourceId: z.string().min(1), topK: z.number().int().min(1).max(50), minScore: z.number().optional() }).strict()).max(20),
+		knowledge: z
+			.array(
+				z
+					.object({
+						sourceId: z.string().min(1),
+						topK: z.number().int().min(1).max(50),
+						// Search scores are 0..1 (fused, relative to the input's best match).
+						minScore: z.number().min(0).max(1).optional(),
+					})
+					.strict(),
+			)
+			.max(20),
 	})
 	.strict();
 
