@@ -146,7 +146,7 @@ async function main() {
 	if (!command) fail(2, { code: "USAGE", message: `Unknown command '${name}'\n${USAGE}` });
 
 	const config = loadConfig();
-	const database = await resolveDatabase({ databaseUrl: config.databaseUrl, dataDirectory: config.dataDirectory, log: () => {} });
+	const database = await resolveDatabase({ databaseUrl: config.databaseUrl, dataDirectory: config.dataDirectory, relocationDirectory: config.embeddedPostgresDirectory, log: () => {} });
 	const platform = await createPlatformServices(
 		{
 			databaseUrl: database.url,

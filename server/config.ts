@@ -21,6 +21,8 @@ const ZEnvironment = z.object({
 	PUBLIC_BASE_URL: z.string().url().optional(),
 	DATABASE_URL: z.string().url().optional(),
 	DATA_DIR: z.string().default(".data"),
+	// As root, where the embedded PostgreSQL goes when its account cannot enter DATA_DIR (server/db/database-url.ts).
+	EMBEDDED_POSTGRES_DIR: z.string().optional(),
 	SECRET_KEY: z.string().min(MINIMUM_SECRET_KEY_LENGTH, `SECRET_KEY must be at least ${MINIMUM_SECRET_KEY_LENGTH} characters`).optional(),
 	LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 	// Socket limits (README, Configuration).
@@ -77,6 +79,8 @@ export interface Config {
 	/** Undefined: an embedded PostgreSQL is started under dataDirectory. */
 	databaseUrl?: string;
 	dataDirectory: string;
+	/** EMBEDDED_POSTGRES_DIR; undefined: the default relocation directory. */
+	embeddedPostgresDirectory: string | undefined;
 	secretKey: string;
 	logLevel: z.infer<typeof ZEnvironment>["LOG_LEVEL"];
 	knowledge: KnowledgeOptions;
@@ -121,6 +125,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 		publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ""),
 		databaseUrl: env.DATABASE_URL,
 		dataDirectory,
+		embeddedPostgresDirectory: env.EMBEDDED_POSTGRES_DIR && resolve(env.EMBEDDED_POSTGRES_DIR),
 		secretKey: env.SECRET_KEY ?? readOrCreateSecretKey(dataDirectory),
 		logLevel: env.LOG_LEVEL,
 		quotas: { rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE, monthlySpendQuotaMicroUsd: env.MONTHLY_SPEND_QUOTA_MICRO_USD ?? null },

@@ -11,6 +11,7 @@ async function main() {
 	const database = await resolveDatabase({
 		databaseUrl: config.databaseUrl,
 		dataDirectory: config.dataDirectory,
+		relocationDirectory: config.embeddedPostgresDirectory,
 		log: (message) => logger.info(message),
 	});
 	if (database.embedded) logger.info("embedded PostgreSQL started", { dataDirectory: config.dataDirectory });
