@@ -7,6 +7,7 @@ import { callMcp, connectMcpClient } from "../helpers/oauth-flow";
 import { startTestPlatform, type TestPlatform, type TestWorkspace } from "../helpers/platform";
 import { awayFromMinuteBoundary } from "../helpers/rate-limit-window";
 import { rawExchange } from "../helpers/raw-http";
+import { startTestRedis, type TestRedis } from "../helpers/redis";
 
 const PASSWORD = "correct horse battery";
 const PER_CONNECTION = 4;
@@ -158,5 +159,39 @@ describe("the /mcp endpoint", () => {
 		// None of the refused batch ran: only the two whoami calls of the first batch are audited.
 		const audit = await first.orm.em.getConnection().execute("select action from audit_events where details->>'clientId' = ?", [tokens.client.clientId]);
 		expect(audit).toHaveLength(2);
+	}, 60_000);
+});
+
+describe("the /mcp rate limit with REDIS_URL", () => {
+	let redis: TestRedis;
+	let first: TestPlatform;
+	let second: TestPlatform;
+	let email: string;
+	beforeAll(async () => {
+		redis = await startTestRedis();
+		const options = { quotas: { mcpConnectionRequestsPerMinute: 3, mcpUserRequestsPerMinute: 100 }, redisUrl: redis.url };
+		first = await startTestPlatform(options);
+		second = await startTestPlatform({ ...options, databaseUrl: first.databaseUrl, publicBaseUrl: first.services.settings.publicBaseUrl });
+		const workspace = await first.createWorkspace();
+		email = `redis-${Date.now()}@example.com`;
+		await createUser(first.operator(), { email, password: PASSWORD, organizationId: workspace.organizationId, role: "member" });
+	}, 60_000);
+	afterAll(async () => {
+		await second?.stop();
+		await first?.stop();
+		await redis?.stop();
+	});
+
+	it("counts in Redis across instances and writes no rate-limit rows to PostgreSQL", async () => {
+		const tokens = await connectMcpClient(first.url, { email, password: PASSWORD });
+		await awayFromMinuteBoundary();
+		const statuses: number[] = [];
+		for (const baseUrl of [first.url, second.url, first.url, second.url]) {
+			const response = await callMcp(baseUrl, tokens.accessToken, "tools/list");
+			await response.body?.cancel();
+			statuses.push(response.status);
+		}
+		expect(statuses).toEqual([200, 200, 200, 429]);
+		expect(await first.orm.em.getConnection().execute("select subject from rate_limit_windows where subject like 'mcp-%'")).toEqual([]);
 	}, 60_000);
 });
