@@ -85,16 +85,44 @@ async function answerToolCall(context: UseCaseContext, origin: McpCallOrigin, ca
 }
 
 /**
+ * Array items and object members a tool's arguments may hold in all. The largest legitimate ones
+ * (a case of 200 messages, a draft with 100 variables) hold well under a thousand; the bound keeps
+ * validation short whatever is sent: a value failing a union costs zod tens of microseconds.
+ */
+const MAX_ARGUMENT_VALUES = 2_000;
+/** A refusal names this many fields at most: enough for a model to fix its arguments, never a flood. */
+const MAX_FIELDS_DESCRIBED = 20;
+
+/**
  * The tool's input, or VALIDATION_ERROR naming every offending field: text PostgreSQL cannot store
  * (the same guard as the HTTP API's, before the schema) and what fails the tool's schema, so the
  * model can fix its arguments. Nothing has run yet.
  */
 function parseArguments(tool: McpTool, args: Record<string, unknown>): Record<string, unknown> {
+	if (exceedsValues(args, MAX_ARGUMENT_VALUES)) {
+		throw AppError.validation([{ field: "arguments", issue: `More than ${MAX_ARGUMENT_VALUES} values (array items and object members) in all` }], `Invalid arguments for ${tool.name}`);
+	}
 	const fields = unstorableTextFields(args, "arguments");
 	const parsed = z.object(tool.inputSchema).safeParse(args);
 	if (!parsed.success) fields.push(...zodErrorToFields(parsed.error, "arguments"));
 	if (fields.length > 0 || !parsed.success) throw AppError.validation(fields, `Invalid arguments for ${tool.name}`);
 	return parsed.data;
+}
+
+/** Whether `value` holds more than `max` array items and object members, counted with a stack of its own and stopping at `max`. */
+function exceedsValues(value: unknown, max: number): boolean {
+	let count = 0;
+	const pending: unknown[] = [value];
+	for (let current = pending.pop(); current !== undefined; current = pending.pop()) {
+		if (typeof current !== "object" || current === null) continue;
+		// for…in, not Object.values: nothing is copied, and counting stops at `max`.
+		for (const key in current) {
+			if (++count > max) return true;
+			const item = (current as Record<string, unknown>)[key];
+			if (typeof item === "object" && item !== null) pending.push(item);
+		}
+	}
+	return false;
 }
 
 /** A tool answering outside its own output schema is our bug: logged, and answered as INTERNAL_ERROR. */
@@ -144,5 +172,7 @@ function callerDetails(context: UseCaseContext): Record<string, unknown> {
 /** The message, plus each offending field: enough for a model to fix its arguments. */
 function describeForModel(error: AppError): string {
 	if (!error.fields?.length) return error.message;
-	return `${error.message}: ${error.fields.map((field) => `${field.field}: ${field.issue}`).join("; ")}`;
+	const described = error.fields.slice(0, MAX_FIELDS_DESCRIBED).map((field) => `${field.field}: ${field.issue}`);
+	const more = error.fields.length - described.length;
+	return `${error.message}: ${described.join("; ")}${more > 0 ? `; and ${more} more` : ""}`;
 }

@@ -102,6 +102,43 @@ describe("the /mcp endpoint", () => {
 		expect(await first.orm.em.getConnection().execute("select slug from assistants where workspace_id = ? and slug in ('nul', 'lone')", [workspace.workspaceId])).toEqual([]);
 	}, 60_000);
 
+	it("answers arguments with ever more invalid values at once, naming at most 20 fields, while /healthz keeps answering within 2 s", async () => {
+		const tokens = await tokensFor(await newMember());
+		const answers: { values: number; ms: number; text: string }[] = [];
+		let slowestHealthMs = 0;
+		let polling = true;
+		const health = (async () => {
+			while (polling) {
+				const started = performance.now();
+				await (await fetch(`${first.url}/healthz`)).arrayBuffer();
+				slowestHealthMs = Math.max(slowestHealthMs, performance.now() - started);
+			}
+		})();
+		try {
+			for (const values of [1_000, 10_000, 100_000, 300_000]) {
+				// null fits none of a variable's types (text, number, boolean): each value fails a union.
+				const variables = Object.fromEntries(Array.from({ length: values }, (_, index) => [`v${index}`, null]));
+				const started = performance.now();
+				const response = await callMcp(first.url, tokens.accessToken, "tools/call", { name: "execute_assistant", arguments: { workspaceId: workspace.workspaceId, slug: "none", input: "hi", variables } });
+				const body = (await response.json()) as { result: { isError: boolean; content: { text: string }[] } };
+				expect(body.result.isError).toBe(true);
+				answers.push({ values, ms: performance.now() - started, text: body.result.content[0].text });
+			}
+		} finally {
+			polling = false;
+			await health;
+		}
+		expect(answers[0].text).toMatch(/^VALIDATION_ERROR: Invalid arguments for execute_assistant: variables\.v0: .*; and 980 more$/);
+		for (const answer of answers.slice(1)) {
+			expect(answer.text).toBe("VALIDATION_ERROR: Invalid arguments for execute_assistant: arguments: More than 2000 values (array items and object members) in all");
+		}
+		expect(slowestHealthMs).toBeLessThan(2_000);
+		const [row] = (await first.orm.em
+			.getConnection()
+			.execute("select max(length(details::text)) as longest from audit_events where details->>'clientId' = ?", [tokens.client.clientId])) as { longest: number }[];
+		expect(row.longest).toBeLessThan(10_000);
+	}, 120_000);
+
 	it("rate-limits each connection and each user across instances: 429 in the envelope with Retry-After, counted before the body is read", async () => {
 		const email = await newMember();
 		const [one, two] = [await tokensFor(email), await tokensFor(email)];
