@@ -32,6 +32,9 @@ const ZEnvironment = z.object({
 	// Runtime quotas (docs/runtime.md). 0 = unlimited; unset spend quota = unlimited.
 	RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
 	MONTHLY_SPEND_QUOTA_MICRO_USD: z.coerce.number().int().min(0).optional(),
+	// The MCP control plane's requests per minute, per connection and per user (README, MCP control plane). 0 = unlimited.
+	MCP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(300),
+	MCP_USER_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
 	// Rate-limit counters in Redis instead of PostgreSQL; unset: PostgreSQL.
 	REDIS_URL: z.string().url().optional(),
 	// Knowledge (docs/knowledge.md).
@@ -85,7 +88,7 @@ export interface Config {
 	logLevel: z.infer<typeof ZEnvironment>["LOG_LEVEL"];
 	knowledge: KnowledgeOptions;
 	evaluations: EvaluationOptions;
-	quotas: { rateLimitPerMinute: number; monthlySpendQuotaMicroUsd: number | null };
+	quotas: { rateLimitPerMinute: number; monthlySpendQuotaMicroUsd: number | null; mcpConnectionRequestsPerMinute: number; mcpUserRequestsPerMinute: number };
 	redisUrl: string | undefined;
 	http: { maxConnections: number; requestTimeoutMs: number; shutdownGraceMs: number };
 	oauth: OAuthOptions;
@@ -128,7 +131,12 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 		embeddedPostgresDirectory: env.EMBEDDED_POSTGRES_DIR && resolve(env.EMBEDDED_POSTGRES_DIR),
 		secretKey: env.SECRET_KEY ?? readOrCreateSecretKey(dataDirectory),
 		logLevel: env.LOG_LEVEL,
-		quotas: { rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE, monthlySpendQuotaMicroUsd: env.MONTHLY_SPEND_QUOTA_MICRO_USD ?? null },
+		quotas: {
+			rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+			monthlySpendQuotaMicroUsd: env.MONTHLY_SPEND_QUOTA_MICRO_USD ?? null,
+			mcpConnectionRequestsPerMinute: env.MCP_RATE_LIMIT_PER_MINUTE,
+			mcpUserRequestsPerMinute: env.MCP_USER_RATE_LIMIT_PER_MINUTE,
+		},
 		redisUrl: env.REDIS_URL,
 		http: {
 			maxConnections: env.HTTP_MAX_CONNECTIONS,

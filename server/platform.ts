@@ -220,7 +220,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 			import("./http/oauth-endpoints"),
 			import("./mcp/create-mcp-server"),
 		]);
-		const oauth = createOAuthEndpoints(services, options.oauth ?? {}, (context) => createMcpServer(context));
+		const oauth = createOAuthEndpoints(services, options.oauth ?? {}, (context, request) => createMcpServer(context, request));
 		const server = createHttpServer(createRequestListener(services, oauth), options.http, services.logger).listen(options.port, options.host ?? "0.0.0.0");
 		await once(server, "listening");
 		const { port } = server.address() as AddressInfo;
