@@ -35,6 +35,7 @@ export function parseEgressAllowList(text: string): EgressAllowList {
 function parseEntry(text: string): EgressAllowEntry {
 	const refusal = (why: string) =>
 		new EgressAllowListError(`"${text}" ${why}; expected a host name, an address or a CIDR range, optionally with :port (e.g. 127.0.0.1:11434, ollama.internal, 10.0.0.0/8)`);
+	if (text.includes("://")) throw refusal("is a URL; list its host, with :port to allow that port only");
 	const slash = text.indexOf("/");
 	if (slash !== -1) {
 		const network = parseIpAddress(text.slice(0, slash));
