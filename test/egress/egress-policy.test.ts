@@ -39,7 +39,7 @@ function connectorFor(options: { allow?: string; table?: Record<string, string[]
 	const connect = (url: string) =>
 		new Promise<Error>((resolve) => {
 			const { hostname, host, protocol, port } = new URL(url);
-			connector({ hostname: hostname.replace(/^\[|\]$/g, ""), host, protocol, port }, (error) => resolve(error as Error));
+			connector({ hostname: hostname.replace(/^\[|\]$/g, ""), host, protocol, port }, (...[error]) => resolve(error as Error));
 		});
 	return { connect, socketsOpened, lookup, policy };
 }
@@ -170,7 +170,7 @@ describe("the egress policy's decision, before any connection", () => {
 	it("bounds resolution by the connect timeout", async () => {
 		const policy = new EgressPolicy({ allowList: [], allowance: () => ALLOWANCE, lookup: () => new Promise(() => {}) });
 		const connector = createEgressConnector(policy, () => expect.unreachable("no socket"), { timeoutMs: 50 });
-		const error = await new Promise<Error>((resolve) => connector({ hostname: "slow.example", protocol: "https:", port: "" }, (failure) => resolve(failure as Error)));
+		const error = await new Promise<Error>((resolve) => connector({ hostname: "slow.example", protocol: "https:", port: "" }, (...[failure]) => resolve(failure as Error)));
 		expect(error).toMatchObject({ code: "UND_ERR_CONNECT_TIMEOUT" });
 	});
 
