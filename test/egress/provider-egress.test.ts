@@ -21,7 +21,9 @@ import { uploadDocument, waitForDocument } from "../knowledge/knowledge-helpers"
 const PROVIDER_KEY = "sk-egress-test-0123456789abcdef";
 const RESOLVED_BY_TEST: Record<string, string> = { "internal-provider.test": "127.0.0.2", "provider.test": "127.0.0.1" };
 
+const resolved: string[] = [];
 const lookup = async (hostname: string): Promise<LookupAddress[]> => {
+	resolved.push(hostname);
 	const address = RESOLVED_BY_TEST[hostname];
 	return address ? [{ address, family: 4 }] : systemLookup(hostname, { all: true });
 };
@@ -95,10 +97,16 @@ describe("a provider base URL on an address that is not allowed", () => {
 
 		// The connection goes to the address the policy checked: this name exists only in the test's resolver.
 		const allowed = await workspaceWithBaseUrl("openai-compatible", `http://provider.test:${new URL(standIn.origin).port}/v1`);
+		const connectionsBefore = standIn.connections;
 		const served = await generate(allowed, "openai-compatible");
 		expect(served.status).toBe(200);
 		expect(served.body.message.content).toBe("Hello from the stand-in");
 		expect(standIn.requests[0].headers.host).toBe(`provider.test:${new URL(standIn.origin).port}`);
+
+		// Checked per connection, not per request: further calls reuse the kept-alive connection, with no new resolution.
+		for (let call = 0; call < 3; call++) expect((await generate(allowed, "openai-compatible")).status).toBe(200);
+		expect(resolved.filter((name) => name === "provider.test")).toHaveLength(1);
+		expect(standIn.connections - connectionsBefore).toBe(1);
 	});
 
 	it("never follows a provider's redirect to it: the call is refused and says why", async () => {
