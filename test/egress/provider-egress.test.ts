@@ -193,6 +193,11 @@ describe("what a provider's error answer can put in front of the caller", () => 
 		const answer = await generate(workspace, "openai-compatible", "/runtime/execute", 0);
 		expect(answer.status).toBe(502);
 		expect(answer.body.message).toBe("openai-compatible failed with HTTP 500");
+
+		// Nor is an error body past 64 KiB read to the end, whatever its shape: no provider's error is that long.
+		standIn.script({ kind: "raw", status: 500, body: JSON.stringify({ error: { message: `internal-admin-token-0451 ${"x".repeat(200_000)}` } }) });
+		const oversized = await generate(workspace, "openai-compatible", "/runtime/execute", 0);
+		expect(oversized.body.message).toBe("openai-compatible failed with HTTP 500");
 	});
 
 	it("quotes a provider's own error message on one line, cut to 300 characters", async () => {
