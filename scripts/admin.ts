@@ -158,6 +158,7 @@ async function main() {
 			evaluations: config.evaluations,
 			quotas: config.quotas,
 			redisUrl: config.redisUrl,
+			egress: config.egress,
 		},
 		"cli",
 	);

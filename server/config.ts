@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
+import { EgressAllowListError, parseEgressAllowList } from "./egress/allow-list";
+import type { EgressSettings } from "./egress/egress";
 import type { EvaluationOptions } from "./jobs/evaluation-job";
 import type { KnowledgeOptions } from "./knowledge/options";
 import { DEFAULT_PARSING_OPTIONS } from "./knowledge/parse/parser-pool";
@@ -69,6 +71,8 @@ const ZEnvironment = z.object({
 	OAUTH_REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).max(600).default(60),
 	OAUTH_REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(3600).default(30 * 24 * 3600),
 	OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK: z.enum(["true", "false"]).default("false"),
+	// Special-use addresses tenant-aimed calls (provider base URLs) may reach after all (server/egress/allow-list.ts).
+	EGRESS_ALLOW_HOSTS: z.string().default(""),
 	// Evaluation runs (README, Evaluations).
 	EVALUATION_WORKER: z.enum(["inline", "off"]).default("inline"),
 	EVALUATION_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
@@ -92,6 +96,7 @@ export interface Config {
 	redisUrl: string | undefined;
 	http: { maxConnections: number; requestTimeoutMs: number; shutdownGraceMs: number };
 	oauth: OAuthOptions;
+	egress: EgressSettings;
 }
 
 /**
@@ -121,6 +126,13 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 			`Invalid configuration: KNOWLEDGE_PARSE_TIMEOUT_SECONDS (${parseTimeoutSeconds}) must be shorter than KNOWLEDGE_PROCESSING_TIMEOUT_SECONDS (${env.KNOWLEDGE_PROCESSING_TIMEOUT_SECONDS})`,
 		);
 	}
+	let egressAllowList: EgressSettings["allowList"];
+	try {
+		egressAllowList = parseEgressAllowList(env.EGRESS_ALLOW_HOSTS);
+	} catch (error) {
+		if (error instanceof EgressAllowListError) throw new ConfigurationError(`Invalid configuration: EGRESS_ALLOW_HOSTS: ${error.message}`);
+		throw error;
+	}
 	const dataDirectory = resolve(env.DATA_DIR);
 	return {
 		port: env.PORT,
@@ -149,6 +161,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 			refreshTokenTtlSeconds: env.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
 			clientMetadataAllowLoopback: env.OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK === "true",
 		},
+		egress: { allowList: egressAllowList },
 		evaluations: {
 			worker: env.EVALUATION_WORKER,
 			workerConcurrency: env.EVALUATION_WORKER_CONCURRENCY,

@@ -29,6 +29,7 @@ async function main() {
 		redisUrl: config.redisUrl,
 		http: config.http,
 		oauth: config.oauth,
+		egress: config.egress,
 	});
 	logger.info("listening", { port: config.port, publicBaseUrl: config.publicBaseUrl });
 

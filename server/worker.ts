@@ -25,6 +25,7 @@ async function main() {
 			evaluations: config.evaluations,
 			quotas: config.quotas,
 			redisUrl: config.redisUrl,
+			egress: config.egress,
 		},
 		"worker",
 	);

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { TEST_SECRET_KEY } from "./platform";
+import { TEST_EGRESS_ALLOW_HOSTS, TEST_SECRET_KEY } from "./platform";
 
 const execute = promisify(execFile);
 const ADMIN_BUNDLE = fileURLToPath(new URL("../../dist/admin.js", import.meta.url));
@@ -19,7 +19,7 @@ export interface OperatorCliResult {
  * operator-cli test runs the README's command as written.
  */
 export function runOperatorCli(databaseUrl: string, args: string[]): Promise<OperatorCliResult> {
-	return runBundle({ ...process.env, DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET_KEY }, args);
+	return runBundle({ ...process.env, DATABASE_URL: databaseUrl, SECRET_KEY: TEST_SECRET_KEY, EGRESS_ALLOW_HOSTS: TEST_EGRESS_ALLOW_HOSTS }, args);
 }
 
 /**
@@ -27,7 +27,7 @@ export function runOperatorCli(databaseUrl: string, args: string[]): Promise<Ope
  * cluster under `dataDirectory` (the running server's, shared) with that directory's secret-key file.
  */
 export function runOperatorCliOnDataDirectory(dataDirectory: string, args: string[]): Promise<OperatorCliResult> {
-	const environment: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDirectory };
+	const environment: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDirectory, EGRESS_ALLOW_HOSTS: TEST_EGRESS_ALLOW_HOSTS };
 	delete environment.DATABASE_URL;
 	delete environment.SECRET_KEY;
 	return runBundle(environment, args);
