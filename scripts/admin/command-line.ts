@@ -167,14 +167,17 @@ function suggestion(given: string, known: readonly string[], prefix = ""): strin
 	return near ? `; did you mean ${prefix}${near}?` : "";
 }
 
+/** Edits between two words, a swap of neighbours counting as one (optimal string alignment). */
 function editDistance(a: string, b: string): number {
-	let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+	const distance = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
 	for (let i = 1; i <= a.length; i++) {
-		const current = [i];
-		for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-		previous = current;
+		for (let j = 1; j <= b.length; j++) {
+			const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+			distance[i][j] = Math.min(distance[i - 1][j] + 1, distance[i][j - 1] + 1, distance[i - 1][j - 1] + cost);
+			if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) distance[i][j] = Math.min(distance[i][j], distance[i - 2][j - 2] + 1);
+		}
 	}
-	return previous[b.length];
+	return distance[a.length][b.length];
 }
 
 /** The flag a use case's field came from: `target.version` -> `--version`, `scorers.0.type` -> `--scorers[0].type`. */
