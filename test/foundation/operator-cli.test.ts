@@ -199,6 +199,7 @@ describe("operator CLI", { timeout: 120_000 }, () => {
 
 	it("trace list and trace get show the workspace's generations", async () => {
 		const workspace = bootstrap.workspaceId;
+		await adminJson("provider-credential", "set", "--workspace", workspace, "--provider", "openai", "--api-key", "sk-cli-test", "--base-url", standIn.baseUrl);
 		standIn.script({ kind: "completion", content: "Traced answer" });
 		const executed = await platform.request("POST", "/runtime/execute", {
 			key: bootstrap.apiKey,
