@@ -45,4 +45,8 @@ async function main(argv: readonly string[]): Promise<number> {
 	}
 }
 
-process.exitCode = await main(process.argv.slice(2));
+const exitCode = await main(process.argv.slice(2));
+// Explicitly, once the output is written: the embedded PostgreSQL's exit hook (async-exit-hook) ends the
+// process with 0 on beforeExit, which would hide a refusal.
+await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write("", resolve))));
+process.exit(exitCode);

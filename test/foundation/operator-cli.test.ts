@@ -1,8 +1,11 @@
 import { execFile } from "node:child_process";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SecretBox } from "../../server/shared/crypto";
-import { type OperatorCliResult, runOperatorCli, runOperatorCliAsTyped } from "../helpers/operator-cli";
+import { type OperatorCliResult, runOperatorCli, runOperatorCliAsTyped, runOperatorCliOnDataDirectory } from "../helpers/operator-cli";
 import { startTestPlatform, TEST_SECRET_KEY, type TestPlatform } from "../helpers/platform";
 import { type ProviderStandIn, startProviderStandIn } from "../helpers/provider-stand-in";
 
@@ -223,5 +226,18 @@ describe("operator CLI", { timeout: 120_000 }, () => {
 		const readable = await adminAsTyped("trace", "get", "--workspace", workspace, "--trace", traceId);
 		expect(readable.stdout).toContain(`id: ${traceId}\n`);
 		expect(readable.stdout).toContain("output: Traced answer\n");
+	}, 300_000);
+
+	it("on the embedded database (no DATABASE_URL) a refused command still exits 1", async () => {
+		const dataDirectory = await mkdtemp(join(tmpdir(), "operator-cli-embedded-"));
+		// As root, the cluster runs as the postgres user, who must reach it.
+		await chmod(dataDirectory, 0o755);
+		try {
+			const refused = await runOperatorCliOnDataDirectory(dataDirectory, ["workspace", "list", "--organization", "org_missing"]);
+			expect(JSON.parse(refused.stderr).error.code).toBe("NOT_FOUND");
+			expect(refused.code).toBe(1);
+		} finally {
+			await rm(dataDirectory, { recursive: true, force: true });
+		}
 	}, 300_000);
 });
