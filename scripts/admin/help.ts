@@ -73,7 +73,7 @@ function renderCommandHelp(command: CommandSpec, calledAs?: string): string {
 	if (optional.length > 0) lines.push("", "Optional flags:", ...flagLines(optional, left));
 	lines.push("", "Global flags:", ...columns(GLOBAL_FLAGS.map((flag) => [flag.usage, flag.description] as const), left));
 	const notes = [
-		command.tool ? `Same operation as the MCP tool ${command.tool}.` : "Operator only (no MCP tool).",
+		command.tool ? `Same operation as the MCP tool ${command.tool}.` : "No MCP tool does this.",
 		calledAs ? `Now named: ${PROGRAM} ${command.path}.` : command.aliases?.length ? `Also runs as: ${command.aliases.map((alias) => `${PROGRAM} ${alias}`).join(", ")}.` : "",
 	].filter(Boolean);
 	lines.push("", ...notes, "");
