@@ -33,6 +33,7 @@ import { startEvaluationRun } from "../server/modules/evaluations/start-evaluati
 import { createUseCaseContext } from "../server/modules/platform-services";
 import { setProviderCredential } from "../server/modules/provider-credentials/set-provider-credential";
 import { bootstrapInstallation } from "../server/modules/tenancy/bootstrap";
+import { parseEgressAllowList } from "../server/egress/allow-list";
 import { createPlatformServices } from "../server/platform";
 import { createLogger } from "../server/shared/logger";
 import { OPERATOR } from "../server/shared/principal";
@@ -86,7 +87,11 @@ const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 
 if (!process.env.TEST_DATABASE_URL && process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
 const database = await createTestDatabase();
 // The bench's own handle on the platform's database, as the operator CLI has: data is set up and runs are started through the use cases.
-const operatorServices = await createPlatformServices({ databaseUrl: database.url, secretKey: SECRET_KEY, publicBaseUrl: () => "", logger: createLogger("silent") }, "cli");
+const operatorServices = await createPlatformServices(
+	// The provider stand-in is on loopback: the credential's base URL must pass the egress policy.
+	{ databaseUrl: database.url, secretKey: SECRET_KEY, publicBaseUrl: () => "", logger: createLogger("silent"), egress: { allowList: parseEgressAllowList("127.0.0.1") } },
+	"cli",
+);
 const operator = () => createUseCaseContext(operatorServices.services, OPERATOR);
 await buildBundles({ "runtime-server": "bench/runtime-server.ts" }, "dist/bench");
 // BENCH_SERVER_PROFILE_DIR: the serving process writes a CPU profile there on exit (where a run's time goes).

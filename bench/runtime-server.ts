@@ -2,14 +2,23 @@
  * The platform in its own process for bench/runtime.ts, so the benchmark's client and provider
  * stand-in do not share its event loop. Prints `{"url": ...}` once listening; stops on SIGTERM.
  */
+import { parseEgressAllowList } from "../server/egress/allow-list";
 import { startPlatform } from "../server/platform";
 import { createLogger } from "../server/shared/logger";
 
 const databaseUrl = process.env.DATABASE_URL;
 const secretKey = process.env.SECRET_KEY;
 if (!databaseUrl || !secretKey) throw new Error("DATABASE_URL and SECRET_KEY are required");
-// No rate limit: the bench measures overhead, not the limiter refusing it.
-const platform = await startPlatform({ databaseUrl, secretKey, port: 0, host: "127.0.0.1", logger: createLogger("error"), quotas: { rateLimitPerMinute: 0 } });
+// No rate limit: the bench measures overhead, not the limiter refusing it. The provider stand-in is on loopback.
+const platform = await startPlatform({
+	databaseUrl,
+	secretKey,
+	port: 0,
+	host: "127.0.0.1",
+	logger: createLogger("error"),
+	quotas: { rateLimitPerMinute: 0 },
+	egress: { allowList: parseEgressAllowList("127.0.0.1") },
+});
 process.stdout.write(`${JSON.stringify({ url: platform.url })}\n`);
 process.once("SIGTERM", () => {
 	platform.close().finally(() => process.exit(0));

@@ -28,6 +28,7 @@ import { createAssistantVersion } from "../server/modules/assistants/create-assi
 import { publishAssistantVersion } from "../server/modules/assistants/publish-assistant-version";
 import { updateAssistantDraft } from "../server/modules/assistants/update-assistant-draft";
 import { createUseCaseContext } from "../server/modules/platform-services";
+import { parseEgressAllowList } from "../server/egress/allow-list";
 import { createPlatformServices } from "../server/platform";
 import { OPERATOR } from "../server/shared/principal";
 import { setProviderCredential } from "../server/modules/provider-credentials/set-provider-credential";
@@ -257,7 +258,11 @@ function stopPortkey(child: ChildProcess | null) {
 if (!process.env.TEST_DATABASE_URL && process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
 const database = await createTestDatabase();
 // The bench's own handle on the platform's database and services, as the operator CLI has (the data is set up through the use cases).
-const operatorServices = await createPlatformServices({ databaseUrl: database.url, secretKey: SECRET_KEY, publicBaseUrl: () => "", logger: createLogger("silent") }, "cli");
+const operatorServices = await createPlatformServices(
+	// The provider stand-in is on loopback: the credential's base URL must pass the egress policy.
+	{ databaseUrl: database.url, secretKey: SECRET_KEY, publicBaseUrl: () => "", logger: createLogger("silent"), egress: { allowList: parseEgressAllowList("127.0.0.1") } },
+	"cli",
+);
 const operator = () => createUseCaseContext(operatorServices.services, OPERATOR);
 // The platform runs as production does: bundled ahead (npm run build), not through tsx.
 await buildBundles({ "runtime-server": "bench/runtime-server.ts", "bare-proxy": "bench/bare-proxy.ts" }, "dist/bench");

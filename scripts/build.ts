@@ -7,10 +7,10 @@
  * Code splitting keeps dynamic imports lazy (the Mistral, S3 and Pinecone SDKs, HTTP for the CLI):
  * inlined, each would load at every start whether configured or not.
  */
-import { build } from "esbuild";
-import { mkdir, rename, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
-import { pathToFileURL } from "node:url";
+import { build, type Metafile } from "esbuild";
+import { mkdir, rename, stat, writeFile } from "node:fs/promises";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 /** `parser`: the parser processes' entry (server/knowledge/parse/parser-pool.ts forks dist/parser.js). */
 export const SERVER_ENTRY_POINTS = { main: "server/main.ts", worker: "server/worker.ts", admin: "scripts/admin.ts", parser: "server/knowledge/parse/parser-process.ts" };
@@ -20,6 +20,7 @@ export const SERVER_ENTRY_POINTS = { main: "server/main.ts", worker: "server/wor
  * (several `npm run worker` at once, say) loads either the old bundle or the new one, never half.
  */
 export async function buildBundles(entryPoints: Record<string, string>, outdir: string): Promise<void> {
+	const startedAt = Date.now();
 	const result = await build({
 		entryPoints,
 		outdir,
@@ -33,13 +34,43 @@ export async function buildBundles(entryPoints: Record<string, string>, outdir: 
 		sourcemap: "linked",
 		logLevel: "warning",
 		write: false,
+		metafile: true,
 	});
-	for (const file of result.outputFiles) {
+	for (const file of [...result.outputFiles, { path: join(outdir, BUILD_INPUTS), contents: await describeInputs(result.metafile, entryPoints, outdir, startedAt) }]) {
 		await mkdir(dirname(file.path), { recursive: true });
 		const temporary = `${file.path}.${process.pid}.tmp`;
 		await writeFile(temporary, file.contents);
 		await rename(temporary, file.path);
 	}
+}
+
+/**
+ * Written last, beside the bundles: the source files each entry was built from, with their
+ * modification times, so `npm run admin` (scripts/admin/launch.mjs) rebuilds only when one changed.
+ * Paths are relative to the directory holding `outdir`; the build script itself counts as an input.
+ */
+export const BUILD_INPUTS = "build-inputs.json";
+
+async function describeInputs(metafile: Metafile, entryPoints: Record<string, string>, outdir: string, startedAt: number): Promise<Uint8Array> {
+	const root = resolve(outdir, "..");
+	const entries: Record<string, Record<string, number>> = {};
+	for (const [name, entryPoint] of Object.entries(entryPoints)) {
+		const output = Object.entries(metafile.outputs).find(([, described]) => described.entryPoint === entryPoint)?.[0];
+		const sources = new Set<string>([relative(process.cwd(), fileURLToPath(import.meta.url))]);
+		const visited = new Set<string>();
+		const visit = (outputPath: string) => {
+			const described = metafile.outputs[outputPath];
+			if (!described || visited.has(outputPath)) return;
+			visited.add(outputPath);
+			for (const input of Object.keys(described.inputs)) sources.add(input);
+			for (const imported of described.imports) if (!imported.external) visit(imported.path);
+		};
+		if (output) visit(output);
+		const files: Record<string, number> = {};
+		for (const source of sources) files[relative(root, resolve(source))] = (await stat(source)).mtimeMs;
+		entries[name] = files;
+	}
+	return new TextEncoder().encode(`${JSON.stringify({ startedAt, entries })}\n`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

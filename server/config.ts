@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
+import { EgressAllowListError, parseEgressAllowList } from "./egress/allow-list";
+import type { EgressSettings } from "./egress/egress";
 import type { EvaluationOptions } from "./jobs/evaluation-job";
 import type { KnowledgeOptions } from "./knowledge/options";
 import { DEFAULT_PARSING_OPTIONS } from "./knowledge/parse/parser-pool";
@@ -21,6 +23,8 @@ const ZEnvironment = z.object({
 	PUBLIC_BASE_URL: z.string().url().optional(),
 	DATABASE_URL: z.string().url().optional(),
 	DATA_DIR: z.string().default(".data"),
+	// As root, where the embedded PostgreSQL goes when its account cannot enter DATA_DIR (server/db/database-url.ts).
+	EMBEDDED_POSTGRES_DIR: z.string().optional(),
 	SECRET_KEY: z.string().min(MINIMUM_SECRET_KEY_LENGTH, `SECRET_KEY must be at least ${MINIMUM_SECRET_KEY_LENGTH} characters`).optional(),
 	LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 	// Socket limits (README, Configuration).
@@ -30,6 +34,9 @@ const ZEnvironment = z.object({
 	// Runtime quotas (docs/runtime.md). 0 = unlimited; unset spend quota = unlimited.
 	RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
 	MONTHLY_SPEND_QUOTA_MICRO_USD: z.coerce.number().int().min(0).optional(),
+	// The MCP control plane's requests per minute, per connection and per user (README, MCP control plane). 0 = unlimited.
+	MCP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(300),
+	MCP_USER_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
 	// Rate-limit counters in Redis instead of PostgreSQL; unset: PostgreSQL.
 	REDIS_URL: z.string().url().optional(),
 	// Knowledge (docs/knowledge.md).
@@ -64,6 +71,8 @@ const ZEnvironment = z.object({
 	OAUTH_REFRESH_REUSE_GRACE_SECONDS: z.coerce.number().int().min(0).max(600).default(60),
 	OAUTH_REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(3600).default(30 * 24 * 3600),
 	OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK: z.enum(["true", "false"]).default("false"),
+	// Special-use addresses tenant-aimed calls (provider base URLs) may reach after all (server/egress/allow-list.ts).
+	EGRESS_ALLOW_HOSTS: z.string().default(""),
 	// Evaluation runs (README, Evaluations).
 	EVALUATION_WORKER: z.enum(["inline", "off"]).default("inline"),
 	EVALUATION_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
@@ -77,14 +86,17 @@ export interface Config {
 	/** Undefined: an embedded PostgreSQL is started under dataDirectory. */
 	databaseUrl?: string;
 	dataDirectory: string;
+	/** EMBEDDED_POSTGRES_DIR; undefined: the default relocation directory. */
+	embeddedPostgresDirectory: string | undefined;
 	secretKey: string;
 	logLevel: z.infer<typeof ZEnvironment>["LOG_LEVEL"];
 	knowledge: KnowledgeOptions;
 	evaluations: EvaluationOptions;
-	quotas: { rateLimitPerMinute: number; monthlySpendQuotaMicroUsd: number | null };
+	quotas: { rateLimitPerMinute: number; monthlySpendQuotaMicroUsd: number | null; mcpConnectionRequestsPerMinute: number; mcpUserRequestsPerMinute: number };
 	redisUrl: string | undefined;
 	http: { maxConnections: number; requestTimeoutMs: number; shutdownGraceMs: number };
 	oauth: OAuthOptions;
+	egress: EgressSettings;
 }
 
 /**
@@ -114,6 +126,13 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 			`Invalid configuration: KNOWLEDGE_PARSE_TIMEOUT_SECONDS (${parseTimeoutSeconds}) must be shorter than KNOWLEDGE_PROCESSING_TIMEOUT_SECONDS (${env.KNOWLEDGE_PROCESSING_TIMEOUT_SECONDS})`,
 		);
 	}
+	let egressAllowList: EgressSettings["allowList"];
+	try {
+		egressAllowList = parseEgressAllowList(env.EGRESS_ALLOW_HOSTS);
+	} catch (error) {
+		if (error instanceof EgressAllowListError) throw new ConfigurationError(`Invalid configuration: EGRESS_ALLOW_HOSTS: ${error.message}`);
+		throw error;
+	}
 	const dataDirectory = resolve(env.DATA_DIR);
 	return {
 		port: env.PORT,
@@ -121,9 +140,15 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 		publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ""),
 		databaseUrl: env.DATABASE_URL,
 		dataDirectory,
+		embeddedPostgresDirectory: env.EMBEDDED_POSTGRES_DIR && resolve(env.EMBEDDED_POSTGRES_DIR),
 		secretKey: env.SECRET_KEY ?? readOrCreateSecretKey(dataDirectory),
 		logLevel: env.LOG_LEVEL,
-		quotas: { rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE, monthlySpendQuotaMicroUsd: env.MONTHLY_SPEND_QUOTA_MICRO_USD ?? null },
+		quotas: {
+			rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+			monthlySpendQuotaMicroUsd: env.MONTHLY_SPEND_QUOTA_MICRO_USD ?? null,
+			mcpConnectionRequestsPerMinute: env.MCP_RATE_LIMIT_PER_MINUTE,
+			mcpUserRequestsPerMinute: env.MCP_USER_RATE_LIMIT_PER_MINUTE,
+		},
 		redisUrl: env.REDIS_URL,
 		http: {
 			maxConnections: env.HTTP_MAX_CONNECTIONS,
@@ -136,6 +161,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 			refreshTokenTtlSeconds: env.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
 			clientMetadataAllowLoopback: env.OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK === "true",
 		},
+		egress: { allowList: egressAllowList },
 		evaluations: {
 			worker: env.EVALUATION_WORKER,
 			workerConcurrency: env.EVALUATION_WORKER_CONCURRENCY,

@@ -11,6 +11,7 @@ async function main() {
 	const database = await resolveDatabase({
 		databaseUrl: config.databaseUrl,
 		dataDirectory: config.dataDirectory,
+		relocationDirectory: config.embeddedPostgresDirectory,
 		log: (message) => logger.info(message),
 	});
 	if (database.embedded) logger.info("embedded PostgreSQL started", { dataDirectory: config.dataDirectory });
@@ -28,6 +29,7 @@ async function main() {
 		redisUrl: config.redisUrl,
 		http: config.http,
 		oauth: config.oauth,
+		egress: config.egress,
 	});
 	logger.info("listening", { port: config.port, publicBaseUrl: config.publicBaseUrl });
 

@@ -2,6 +2,7 @@ import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { DatabaseNotifications } from "./db/notifications";
+import { Egress, type EgressSettings } from "./egress/egress";
 import type { HttpLimits } from "./http/http-server";
 import type { OAuthOptions } from "./oauth/oauth-options";
 import { openDatabase } from "./db/orm";
@@ -53,6 +54,8 @@ export interface PlatformOptions {
 	http?: Partial<HttpLimits>;
 	/** The MCP control plane's authorization server (server/oauth/oauth-options.ts). */
 	oauth?: Partial<OAuthOptions>;
+	/** EGRESS_ALLOW_HOSTS: the special-use addresses tenant-aimed calls may reach after all (server/egress/egress.ts); none by default. */
+	egress?: EgressSettings;
 }
 
 /**
@@ -126,8 +129,9 @@ export async function createPlatformServices(
 		const pinecone = knowledge.pinecone ? new (await import("./knowledge/index/pinecone-vector-index")).PineconeVectorIndex(knowledge.pinecone) : undefined;
 		const vectorIndexes = new VectorIndexes(search.vectors, pinecone);
 
-		const upstream = new UpstreamHttp();
-		closers.push(() => upstream.close());
+		const egress = new Egress(options.egress);
+		closers.push(() => egress.close());
+		const upstream = new UpstreamHttp(egress);
 
 		const windows = options.redisUrl ? RedisWindowCounter.start(options.redisUrl, logger) : undefined;
 		closers.push(() => windows?.close());
@@ -164,6 +168,7 @@ export async function createPlatformServices(
 			notifications,
 			jobs,
 			secrets,
+			egress,
 			storage,
 			selfServedUploads: localStorage ? { store: localStorage, signer } : null,
 			vectorIndexes,
@@ -220,7 +225,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 			import("./http/oauth-endpoints"),
 			import("./mcp/create-mcp-server"),
 		]);
-		const oauth = createOAuthEndpoints(services, options.oauth ?? {}, (context) => createMcpServer(context));
+		const oauth = createOAuthEndpoints(services, options.oauth ?? {}, (context, request) => createMcpServer(context, request));
 		const server = createHttpServer(createRequestListener(services, oauth), options.http, services.logger).listen(options.port, options.host ?? "0.0.0.0");
 		await once(server, "listening");
 		const { port } = server.address() as AddressInfo;

@@ -13,7 +13,7 @@ import { exitOnStartFailure, stopOnSignals } from "./shared/process-lifecycle";
 async function main() {
 	const config = loadConfig();
 	const logger = createLogger(config.logLevel);
-	const database = await resolveDatabase({ databaseUrl: config.databaseUrl, dataDirectory: config.dataDirectory, log: (message) => logger.info(message) });
+	const database = await resolveDatabase({ databaseUrl: config.databaseUrl, dataDirectory: config.dataDirectory, relocationDirectory: config.embeddedPostgresDirectory, log: (message) => logger.info(message) });
 	const platform = await createPlatformServices(
 		{
 			databaseUrl: database.url,
@@ -25,6 +25,7 @@ async function main() {
 			evaluations: config.evaluations,
 			quotas: config.quotas,
 			redisUrl: config.redisUrl,
+			egress: config.egress,
 		},
 		"worker",
 	);

@@ -1,110 +1,102 @@
 /**
- * `evaluation …` commands of the operator CLI (scripts/admin.ts): the evaluation use cases with
- * the operator as principal, the same ones the MCP tools call.
+ * `evaluation …` commands of the operator CLI: the evaluation use cases with the operator as
+ * principal, through the same tools' adapters and input schemas as MCP.
  */
-import { addEvaluationCase } from "../../server/modules/evaluations/add-evaluation-case";
-import { cancelEvaluationRun } from "../../server/modules/evaluations/cancel-evaluation-run";
-import { createEvaluationDataset } from "../../server/modules/evaluations/create-evaluation-dataset";
-import { deleteEvaluationCase } from "../../server/modules/evaluations/delete-evaluation-case";
-import { deleteEvaluationDataset } from "../../server/modules/evaluations/delete-evaluation-dataset";
-import { getEvaluationDataset } from "../../server/modules/evaluations/get-evaluation-dataset";
-import { getEvaluationRun } from "../../server/modules/evaluations/get-evaluation-run";
-import { listEvaluationDatasets } from "../../server/modules/evaluations/list-evaluation-datasets";
-import { listEvaluationRuns } from "../../server/modules/evaluations/list-evaluation-runs";
-import { startEvaluationRun } from "../../server/modules/evaluations/start-evaluation-run";
-import type { UseCaseContext } from "../../server/modules/platform-services";
-import { AppError } from "../../server/shared/app-error";
+import { type CommandSpec, cursorFlag, flag, limitFlag, workspaceFlag } from "./command-spec";
 
-type Flags = Record<string, string | boolean | undefined>;
+const datasetFlag = flag("dataset", "string", "The dataset's id (admin evaluation dataset list)", { key: "datasetId", placeholder: "ID", required: true });
+const runFlag = flag("run", "string", "The run's id (admin evaluation run list)", { key: "runId", placeholder: "ID", required: true });
+const RUN_COLUMNS = ["id", "status", "datasetId", "target", "caseCount", "aggregates.passRate", "createdAt"] as const;
 
-export const EVALUATION_USAGE = `
-  evaluation dataset create --workspace ID --name NAME [--description TEXT]
-  evaluation dataset list --workspace ID [--limit N] [--cursor C]
-  evaluation dataset get --workspace ID --dataset ID
-  evaluation dataset delete --workspace ID --dataset ID
-  evaluation case add --workspace ID --dataset ID (--input TEXT | --messages JSON) --scorers JSON [--expected TEXT] [--variables JSON] [--replaces CASE_ID]
-  evaluation case delete --workspace ID --case ID
-  evaluation run start --workspace ID --dataset ID --slug SLUG (--version N | --environment SLUG | --draft) [--concurrency N]
-  evaluation run get --workspace ID --run ID [--compare BASELINE_RUN_ID]
-  evaluation run list --workspace ID [--dataset ID] [--limit N] [--cursor C]
-  evaluation run cancel --workspace ID --run ID`;
-
-/** The flags these commands read, for parseArgs. */
-export const EVALUATION_OPTIONS = {
-	dataset: { type: "string" },
-	description: { type: "string" },
-	input: { type: "string" },
-	messages: { type: "string" },
-	scorers: { type: "string" },
-	expected: { type: "string" },
-	replaces: { type: "string" },
-	case: { type: "string" },
-	draft: { type: "boolean" },
-	concurrency: { type: "string" },
-	run: { type: "string" },
-	compare: { type: "string" },
-	limit: { type: "string" },
-	cursor: { type: "string" },
-} as const;
-
-function text(flags: Flags, name: string): string | undefined {
-	const value = flags[name];
-	return typeof value === "string" ? value : undefined;
-}
-
-/** A flag the use case needs: missing ones are named like the use cases name fields. */
-function needed(flags: Flags, name: string): string {
-	const value = text(flags, name);
-	if (value === undefined || value === "") throw AppError.validation([{ field: `--${name}`, issue: "Required" }]);
-	return value;
-}
-
-function json(flags: Flags, name: string): unknown {
-	const value = text(flags, name);
-	if (value === undefined) return undefined;
-	try {
-		return JSON.parse(value);
-	} catch {
-		throw AppError.validation([{ field: `--${name}`, issue: "Must be JSON" }]);
-	}
-}
-
-/** Numbers stay strings if malformed, so the use case names the field. */
-function number(flags: Flags, name: string): number | string | undefined {
-	const value = text(flags, name);
-	return value === undefined ? undefined : Number.isFinite(Number(value)) ? Number(value) : value;
-}
-
-function target(flags: Flags): Record<string, unknown> {
-	const assistantSlug = needed(flags, "slug");
-	if (flags.version !== undefined) return { kind: "version", assistantSlug, version: number(flags, "version") };
-	if (flags.environment !== undefined) return { kind: "environment", assistantSlug, environment: text(flags, "environment") };
-	if (flags.draft === true) return { kind: "draft", assistantSlug };
-	throw AppError.validation([{ field: "--version", issue: "Name what to evaluate: --version N, --environment SLUG or --draft" }]);
-}
-
-export const EVALUATION_COMMANDS: Record<string, (context: UseCaseContext, flags: Flags) => Promise<unknown>> = {
-	"evaluation dataset create": (context, flags) =>
-		createEvaluationDataset(context, { workspaceId: needed(flags, "workspace"), name: needed(flags, "name"), description: text(flags, "description") }),
-	"evaluation dataset list": (context, flags) => listEvaluationDatasets(context, { workspaceId: needed(flags, "workspace"), limit: number(flags, "limit"), cursor: text(flags, "cursor") }),
-	"evaluation dataset get": (context, flags) => getEvaluationDataset(context, { workspaceId: needed(flags, "workspace"), datasetId: needed(flags, "dataset") }),
-	"evaluation dataset delete": (context, flags) => deleteEvaluationDataset(context, { workspaceId: needed(flags, "workspace"), datasetId: needed(flags, "dataset") }),
-	"evaluation case add": (context, flags) =>
-		addEvaluationCase(context, {
-			workspaceId: needed(flags, "workspace"),
-			datasetId: needed(flags, "dataset"),
-			input: text(flags, "input"),
-			messages: json(flags, "messages"),
-			variables: json(flags, "variables"),
-			expectedOutput: text(flags, "expected"),
-			scorers: json(flags, "scorers"),
-			replacesCaseId: text(flags, "replaces"),
-		}),
-	"evaluation case delete": (context, flags) => deleteEvaluationCase(context, { workspaceId: needed(flags, "workspace"), caseId: needed(flags, "case") }),
-	"evaluation run start": (context, flags) =>
-		startEvaluationRun(context, { workspaceId: needed(flags, "workspace"), datasetId: needed(flags, "dataset"), target: target(flags), concurrency: number(flags, "concurrency") }),
-	"evaluation run get": (context, flags) => getEvaluationRun(context, { workspaceId: needed(flags, "workspace"), runId: needed(flags, "run"), compareToRunId: text(flags, "compare") }),
-	"evaluation run list": (context, flags) =>
-		listEvaluationRuns(context, { workspaceId: needed(flags, "workspace"), datasetId: text(flags, "dataset"), limit: number(flags, "limit"), cursor: text(flags, "cursor") }),
-	"evaluation run cancel": (context, flags) => cancelEvaluationRun(context, { workspaceId: needed(flags, "workspace"), runId: needed(flags, "run") }),
-};
+export const EVALUATION_COMMANDS: CommandSpec[] = [
+	{
+		path: "evaluation dataset list",
+		summary: "A workspace's evaluation datasets with their case counts, newest first",
+		tool: "list_evaluation_datasets",
+		flags: [workspaceFlag, limitFlag("20"), cursorFlag],
+		table: { list: "data", columns: ["id", "name", "caseCount", "description", "createdAt"], empty: "No datasets." },
+	},
+	{
+		path: "evaluation dataset get",
+		summary: "A dataset with every live case",
+		tool: "get_evaluation_dataset",
+		flags: [workspaceFlag, datasetFlag],
+	},
+	{
+		path: "evaluation dataset create",
+		summary: "An empty dataset; then add cases and run it",
+		tool: "create_evaluation_dataset",
+		flags: [workspaceFlag, flag("name", "string", "Dataset name", { placeholder: "NAME", required: true }), flag("description", "string", "What the dataset checks")],
+	},
+	{
+		path: "evaluation dataset delete",
+		summary: "Remove a dataset from lists and new runs (past runs stay readable)",
+		tool: "delete_evaluation_dataset",
+		flags: [workspaceFlag, datasetFlag],
+	},
+	{
+		path: "evaluation case add",
+		summary: "Add a case: an input (or messages), scorers, and optionally an expected output",
+		details:
+			'Scorers: exact_match, contains, regex, json, numeric, rubric, e.g. --scorers \'[{"type":"contains"}]\'. Cases never change: to edit one, add its replacement with --replaces. JSON flags also take @file.',
+		tool: "add_evaluation_case",
+		flags: [
+			workspaceFlag,
+			datasetFlag,
+			flag("input", "string", "The runtime input, as a deployed assistant receives it"),
+			flag("messages", "json", 'A conversation: [{"role":"user","content":"…"}]'),
+			flag("scorers", "json", "One or more scorers", { required: true }),
+			flag("expected", "string", "A reference answer for the scorers that compare against one", { key: "expectedOutput" }),
+			flag("variables", "json", "Values for the assistant's prompt variables"),
+			flag("replaces", "string", "The case this one replaces", { key: "replacesCaseId", placeholder: "CASE_ID" }),
+		],
+		oneOf: [["input", "messages"]],
+	},
+	{
+		path: "evaluation case delete",
+		summary: "Remove a case from its dataset (runs that scored it keep it)",
+		tool: "delete_evaluation_case",
+		flags: [workspaceFlag, flag("case", "string", "The case's id (admin evaluation dataset get)", { key: "caseId", placeholder: "ID", required: true })],
+	},
+	{
+		path: "evaluation run start",
+		summary: "Run every case against a version, the draft, or what an environment serves",
+		details: "Runs in the background and costs money (generations and model-graded scoring): poll evaluation run get until the status is completed.",
+		tool: "run_evaluation",
+		flags: [
+			workspaceFlag,
+			datasetFlag,
+			flag("slug", "string", "The assistant's slug", { key: "target.assistantSlug", placeholder: "SLUG", required: true }),
+			flag("version", "integer", "Evaluate this version", { key: "target.version" }),
+			flag("environment", "string", "Evaluate what this environment serves (frozen at start)", { key: "target.environment", placeholder: "SLUG" }),
+			flag("draft", "boolean", "Evaluate the current draft", { key: null }),
+			flag("concurrency", "integer", "Cases generated at once, 1 to 16", { default: "4" }),
+		],
+		oneOf: [["version", "environment", "draft"]],
+		assemble: (input, given) => {
+			const target = input.target as Record<string, unknown>;
+			const kind = given.has("version") ? "version" : given.has("environment") ? "environment" : "draft";
+			return { ...input, target: { kind, ...target } };
+		},
+	},
+	{
+		path: "evaluation run get",
+		summary: "A run's status, aggregates and per-case results; --compare sets it beside a baseline run",
+		tool: "get_evaluation_run",
+		flags: [workspaceFlag, runFlag, flag("compare", "string", "A baseline run of the same dataset", { key: "compareToRunId", placeholder: "BASELINE_RUN_ID" })],
+	},
+	{
+		path: "evaluation run list",
+		summary: "A workspace's runs (of one dataset), newest first",
+		tool: "list_evaluation_runs",
+		flags: [workspaceFlag, flag("dataset", "string", "Only runs of this dataset", { key: "datasetId", placeholder: "ID" }), limitFlag("20"), cursorFlag],
+		table: { list: "data", columns: RUN_COLUMNS, empty: "No runs." },
+	},
+	{
+		path: "evaluation run cancel",
+		summary: "Stop a queued or running run (cases already scored stay)",
+		tool: "cancel_evaluation_run",
+		useCase: "cancelEvaluationRun",
+		flags: [workspaceFlag, runFlag],
+	},
+];

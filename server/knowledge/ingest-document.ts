@@ -70,7 +70,7 @@ export async function ingestDocument(
 		await em
 			.getConnection()
 			.execute(`update knowledge_documents set unfinished_parses = 0 from (${RELAXED_DURABILITY}) as durability where id = ? and attempts = ?`, [job.documentId, job.attempt]);
-		const embedder = await embedderForSource(em, services.secrets, source);
+		const embedder = await embedderForSource(em, services, source);
 		const vectors = await embedder.embed(chunks.map((chunk) => chunk.text));
 		const dimensions = vectors[0].length;
 		if (vectors.some((vector) => vector.length !== dimensions)) throw new IngestionError(`${embedder.name} returned vectors of mixed sizes`);

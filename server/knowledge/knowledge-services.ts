@@ -1,3 +1,4 @@
+import type { Egress } from "../egress/egress";
 import type { JobQueue } from "../jobs/job-queue";
 import type { SecretBox } from "../shared/crypto";
 import type { VectorIndexes } from "./index/vector-indexes";
@@ -14,6 +15,8 @@ export interface KnowledgeServices {
 	readonly storage: ObjectStorage;
 	readonly jobs: JobQueue;
 	readonly secrets: SecretBox;
+	/** Provider embeddings go out through it: the credential's base URL is the workspace's choice. */
+	readonly egress: Egress;
 	readonly settings: { readonly knowledge: KnowledgeOptions };
 	/** Each source's vector index (PostgreSQL or Pinecone, by its vectorStore). */
 	readonly vectorIndexes: VectorIndexes;

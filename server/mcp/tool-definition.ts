@@ -27,10 +27,19 @@ export function defineTool<Input extends ZodRawShape, Output extends ZodRawShape
 	return tool;
 }
 
-/** The annotation sets the tools use: a client asks for confirmation before destructive ones. */
+/**
+ * The annotation sets the tools use: a client asks for confirmation before destructive ones. MCP's
+ * definition decides (Tool annotations: destructiveHint false means "only additive updates"): a
+ * tool that deletes, overwrites (a role, a credential, a draft, a name) or changes what the
+ * runtime serves (publish, rollback, archive, restore) is destructive; one that only adds is not.
+ */
 export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/** Only adds (a new assistant, version, source, key). */
 export const WRITES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 export const IDEMPOTENT_WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/** Deletes or overwrites; the same call again changes nothing more. */
 export const DESTRUCTIVE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
+/** Changes what is served, and each call again changes it again (publish and rollback each move the history on). */
+export const DESTRUCTIVE_NOT_IDEMPOTENT: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
 /** Calls a model provider: costs money and reaches outside the platform. */
 export const GENERATES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Orm } from "../db/orm";
 import type { DatabaseNotifications } from "../db/notifications";
+import type { Egress } from "../egress/egress";
 import type { JobQueue } from "../jobs/job-queue";
 import type { KnowledgeSearchCaches } from "../knowledge/search/search-caches";
 import type { VectorIndexes } from "../knowledge/index/vector-indexes";
@@ -40,6 +41,8 @@ export interface PlatformServices {
 	/** The one pg-boss of the process, for every queue. */
 	readonly jobs: JobQueue;
 	readonly secrets: SecretBox;
+	/** The one way out for calls a tenant can aim (provider base URLs, tools): checked by the egress policy. */
+	readonly egress: Egress;
 	readonly storage: ObjectStorage;
 	/** Present when presigned URLs point at this server (local-disk storage), null for S3. */
 	readonly selfServedUploads: { store: SelfServedUploads; signer: UploadTokenSigner } | null;

@@ -1,82 +1,41 @@
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
-import { BlockList, isIP } from "node:net";
 import { rootCertificates } from "node:tls";
-import { Agent, fetch as undiciFetch } from "undici";
+import { NO_EGRESS_EXCEPTIONS, parseEgressAllowList } from "../egress/allow-list";
+import { createEgressAgent } from "../egress/egress-agent";
+import { createEgressFetch } from "../egress/egress-fetch";
+import { EgressPolicy } from "../egress/egress-policy";
+
+/** OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK's one exception: the loopback ranges, nothing else. */
+const LOOPBACK = parseEgressAllowList("127.0.0.0/8,::1");
 
 /**
- * Addresses a Client ID Metadata Document may never be fetched from (SSRF): the IANA special-purpose
- * registries (RFC 6890): private, shared, link-local, multicast, reserved, and the IPv6 prefixes that
- * carry an IPv4 address (NAT64, 6to4, Teredo), which could reach a private one.
- */
-function specialUseAddresses(): BlockList {
-	const list = new BlockList();
-	for (const [network, prefix] of [
-		["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["169.254.0.0", 16], ["172.16.0.0", 12], ["192.0.0.0", 24],
-		["192.0.2.0", 24], ["192.31.196.0", 24], ["192.52.193.0", 24], ["192.88.99.0", 24], ["192.168.0.0", 16], ["192.175.48.0", 24],
-		["198.18.0.0", 15], ["198.51.100.0", 24], ["203.0.113.0", 24], ["224.0.0.0", 4], ["240.0.0.0", 4],
-	] as const) list.addSubnet(network, prefix, "ipv4");
-	for (const [network, prefix] of [
-		["::", 128], ["64:ff9b::", 96], ["64:ff9b:1::", 48], ["100::", 64], ["2001::", 23], ["2001:db8::", 32], ["2002::", 16],
-		["2620:4f:8000::", 48], ["3fff::", 20], ["5f00::", 16], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8],
-	] as const) {
-		list.addSubnet(network, prefix, "ipv6");
-	}
-	return list;
-}
-
-function loopbackAddresses(): BlockList {
-	const list = new BlockList();
-	list.addSubnet("127.0.0.0", 8, "ipv4");
-	list.addAddress("::1", "ipv6");
-	return list;
-}
-
-/**
- * The `fetch` oidc-provider uses for Client ID Metadata Documents: the address is checked after
- * DNS resolution, at connect time (so a name resolving to 10.0.0.1, or rebinding between two
- * lookups, is refused), against private, loopback, link-local and reserved ranges; loopback only
- * when `allowLoopback` (tests, local development). oidc-provider itself insists on https, no
- * redirects, a 5 KiB body and a 2.5 s budget, and caches documents for their max-age
- * (`withCacheLifetime` states it for the documents that say no-store or nothing at all).
+ * The `fetch` oidc-provider uses for Client ID Metadata Documents, on the egress policy
+ * (server/egress): the address is checked after DNS resolution, at connect time (so a name
+ * resolving to 10.0.0.1, or rebinding between two lookups, is refused), against every special-use
+ * range. Its only exception is loopback, with `allowLoopback` (tests, local development):
+ * EGRESS_ALLOW_HOSTS does not apply here, because anyone can name a document URL by starting a
+ * sign-in, and a document meant for any authorization server is public by nature. oidc-provider
+ * itself insists on https, no redirects, a 5 KiB body and a 2.5 s budget, and caches documents for
+ * their max-age (`withCacheLifetime` states it for the documents that say no-store or nothing at all).
  */
 export function createClientMetadataFetch(options: { allowLoopback: boolean; certificateAuthorities?: string }): {
 	fetch: (url: URL | string, init: RequestInit) => Promise<Response>;
 	close(): Promise<void>;
 } {
-	const refused = specialUseAddresses();
-	const loopback = loopbackAddresses();
-	const allowed = (address: string) => {
-		const family = isIP(address) === 6 ? "ipv6" : "ipv4";
-		// IPv4-mapped IPv6 (::ffff:a.b.c.d) is judged as the IPv4 address it is.
-		const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-		if (mapped) return allowed(mapped[1]);
-		if (loopback.check(address, family)) return options.allowLoopback;
-		return !refused.check(address, family);
-	};
-	const agent = new Agent({
-		connect: {
-			// Added to the public roots, not instead of them: documents on public hosts stay reachable.
-			...(options.certificateAuthorities ? { ca: [...rootCertificates, options.certificateAuthorities] } : {}),
-			lookup: (hostname: string, lookupOptions: object, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void) => {
-				dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
-					if (error) return callback(error, []);
-					const refusedAddress = addresses.find((entry) => !allowed(entry.address));
-					if (refusedAddress) return callback(new Error(`${hostname} resolves to a special-use address (${refusedAddress.address})`), []);
-					callback(null, addresses);
-				});
-			},
-		},
+	const policy = new EgressPolicy({
+		allowList: options.allowLoopback ? LOOPBACK : NO_EGRESS_EXCEPTIONS,
+		allowance: (category) => (category === "loopback" ? "OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK allows loopback (tests and local development only)" : undefined),
 	});
+	const agent = createEgressAgent(policy, {
+		// Added to the public roots, not instead of them: documents on public hosts stay reachable.
+		connect: options.certificateAuthorities ? { ca: [...rootCertificates, options.certificateAuthorities] } : {},
+	});
+	const egressFetch = createEgressFetch(agent);
 	return {
 		fetch: async (url, init) => {
-			// Node skips the lookup for an IP literal: check it here.
-			const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
-			if (isIP(host) !== 0 && !allowed(host)) throw new Error(`${host} is a special-use address`);
-			// oidc-provider passes its own dispatcher: ours does the same checks at the lookup, with the loopback option.
+			// oidc-provider passes its own dispatcher: ours does the same checks, through the egress policy.
 			const { dispatcher: _theirs, ...rest } = init as RequestInit & { dispatcher?: unknown };
 			void _theirs;
-			const response = (await undiciFetch(url, { ...(rest as object), dispatcher: agent })) as unknown as Response;
-			return withCacheLifetime(response);
+			return withCacheLifetime(await egressFetch(url, rest));
 		},
 		close: () => agent.close(),
 	};

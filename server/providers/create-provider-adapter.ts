@@ -14,7 +14,7 @@ export async function createProviderAdapter(providerName: ProviderName, connecti
 		case "openai":
 			return createOpenAiAdapter({ providerName: "openai", connection, upstream, maxTokensParameter: "max_completion_tokens" });
 		case "mistral":
-			return (await import("./mistral/mistral-adapter")).createMistralAdapter(connection);
+			return (await import("./mistral/mistral-adapter")).createMistralAdapter(connection, upstream);
 		case "openai-compatible":
 			return createOpenAiCompatibleAdapter(connection, upstream);
 	}

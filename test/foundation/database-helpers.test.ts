@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -67,14 +67,46 @@ describe("resolveDatabase", { timeout: 120_000 }, () => {
     }
   });
 
-  // As root, the cluster runs as the `postgres` system user: a data directory it cannot reach is
-  // refused up front, with what to do, instead of a bare EACCES from initdb.
-  it.runIf(process.getuid?.() === 0)("refuses, naming the directory and the fix, a data directory the postgres user cannot enter", async () => {
+  // As root, the cluster runs as the `postgres` system user, which cannot enter a 0700 directory of
+  // root's: the cluster goes to the relocation directory instead, and the directory keeps its mode.
+  it.runIf(process.getuid?.() === 0)("keeps a data directory the postgres user cannot enter private, with the cluster in the relocation directory", async () => {
+    const parent = await mkdtemp(path.join(os.tmpdir(), "platform-private-"));
+    const relocation = await mkdtemp(path.join(os.tmpdir(), "platform-relocation-"));
+    await chmod(relocation, 0o755);
+    const dataDirectory = path.join(parent, "data");
+    try {
+      const first = await resolveDatabase({ dataDirectory, relocationDirectory: relocation, log: () => {} });
+      try {
+        expect(first.embedded).toBe(true);
+        await query(first.url, "create table kept (id int)");
+      } finally {
+        await first.stop();
+      }
+      expect((await stat(parent)).mode & 0o777).toBe(0o700);
+      const clusters = await readdir(path.join(relocation, "clusters"));
+      expect(clusters).toHaveLength(1);
+      const cluster = await stat(path.join(relocation, "clusters", clusters[0]));
+      expect(cluster.mode & 0o777).toBe(0o700);
+      expect(cluster.uid).not.toBe(0);
+      // The same DATA_DIR finds the same cluster again.
+      const second = await resolveDatabase({ dataDirectory, relocationDirectory: relocation, log: () => {} });
+      try {
+        expect((await query(second.url, "select to_regclass('public.kept') is not null as present")).rows).toEqual([{ present: true }]);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+      await rm(relocation, { recursive: true, force: true });
+    }
+  });
+
+  it.runIf(process.getuid?.() === 0)("refuses, naming both directories and the settings, when the relocation directory is out of reach too", async () => {
     const parent = await mkdtemp(path.join(os.tmpdir(), "platform-private-"));
     try {
-      const started = resolveDatabase({ dataDirectory: path.join(parent, "data") });
-      await expect(started).rejects.toThrow(`cannot enter ${parent} (mode 0700)`);
-      await expect(started).rejects.toThrow(/chmod o\+x .*DATABASE_URL/);
+      const started = resolveDatabase({ dataDirectory: path.join(parent, "data"), relocationDirectory: path.join(parent, "relocation") });
+      await expect(started).rejects.toThrow(`can enter neither ${parent} (mode 0700)`);
+      await expect(started).rejects.toThrow(/EMBEDDED_POSTGRES_DIR .*DATABASE_URL/);
     } finally {
       await rm(parent, { recursive: true, force: true });
     }

@@ -7,6 +7,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { resolveDatabase } from "../../server/db/database-url";
 import { runOperatorCliOnDataDirectory } from "../helpers/operator-cli";
+import { TEST_EGRESS_ALLOW_HOSTS } from "../helpers/platform";
 import { type ProviderStandIn, startProviderStandIn } from "../helpers/provider-stand-in";
 
 let child: ChildProcess | undefined;
@@ -52,7 +53,7 @@ async function selectOne(databaseUrl: string, sql: string, values: unknown[] = [
 describe("npm start with no DATABASE_URL", () => {
 	it("starts an embedded PostgreSQL, migrates, answers /healthz, and on SIGTERM finishes the generation in flight, writes its trace, then stops the database", async () => {
 		const port = await freePort();
-		const environment: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDirectory, LOG_LEVEL: "info" };
+		const environment: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDirectory, LOG_LEVEL: "info", EGRESS_ALLOW_HOSTS: TEST_EGRESS_ALLOW_HOSTS };
 		delete environment.DATABASE_URL;
 		delete environment.SECRET_KEY;
 		child = spawn("npm", ["start"], { env: environment, stdio: ["ignore", "pipe", "pipe"] });

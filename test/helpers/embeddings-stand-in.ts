@@ -13,6 +13,8 @@ import { listenOnLoopback } from "./loopback-server";
 export type EmbeddingsAnswer =
 	| { kind: "vectors"; dimensions?: number }
 	| { kind: "error"; status: number; message: string; headers?: Record<string, string> }
+	/** An error answered with any body (an HTML page from whatever listens at the address). */
+	| { kind: "raw"; status: number; body: string; contentType: string }
 	/** Never answer (an embedder stuck mid-document). */
 	| { kind: "hang" };
 
@@ -50,10 +52,15 @@ export async function startEmbeddingsStandIn(options: { dimensions?: number } = 
 		request.on("end", () => {
 			const body = JSON.parse(raw || "{}") as { model: string; input: string[] };
 			const answer = request.method === "POST" && request.url === "/v1/embeddings" ? (queue.shift() ?? { kind: "vectors" }) : { kind: "error" as const, status: 404, message: "Not found" };
-			const status = answer.kind === "error" ? answer.status : answer.kind === "hang" ? 0 : 200;
+			const status = answer.kind === "error" || answer.kind === "raw" ? answer.status : answer.kind === "hang" ? 0 : 200;
 			requests.push({ receivedAt: Date.now(), authorization: request.headers.authorization, body, status });
 			arrivals.emit("request");
 			if (answer.kind === "hang") return;
+			if (answer.kind === "raw") {
+				response.writeHead(answer.status, { "content-type": answer.contentType });
+				response.end(answer.body);
+				return;
+			}
 			if (answer.kind === "error") {
 				// OpenAI's error envelope.
 				response.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });

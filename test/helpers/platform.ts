@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { SCOPES, type Scope } from "../../contract/common";
 import { createApiKey } from "../../server/modules/api-keys/create-api-key";
 import type { Orm } from "../../server/db/orm";
+import { parseEgressAllowList } from "../../server/egress/allow-list";
+import type { EgressSettings } from "../../server/egress/egress";
 import { createUseCaseContext, type UseCaseContext } from "../../server/modules/platform-services";
 import { bootstrapInstallation } from "../../server/modules/tenancy/bootstrap";
 import { createWorkspace } from "../../server/modules/tenancy/create-workspace";
@@ -13,6 +15,15 @@ import { OPERATOR } from "../../server/shared/principal";
 import { createTestDatabase } from "./database";
 
 export const TEST_SECRET_KEY = "test-secret-key-0123456789abcdef0123456789";
+
+/**
+ * The stand-ins of outside services all listen on 127.0.0.1 (loopback-server.ts): the one address
+ * the egress policy lets tenant-aimed calls reach in tests, as EGRESS_ALLOW_HOSTS would in production.
+ */
+export const TEST_EGRESS_ALLOW_HOSTS = "127.0.0.1";
+
+/** The same as a platform option, for a test that starts a further instance with startPlatform itself. */
+export const TEST_EGRESS: EgressSettings = { allowList: parseEgressAllowList(TEST_EGRESS_ALLOW_HOSTS) };
 
 export interface TestWorkspace {
 	organizationId: string;
@@ -51,6 +62,7 @@ export async function startTestPlatform(options: Partial<PlatformOptions> = {}):
 		port: 0,
 		host: "127.0.0.1",
 		logger: createLogger(process.env.TEST_LOG_LEVEL === "debug" ? "debug" : "silent"),
+		egress: TEST_EGRESS,
 		...options,
 		// Unlimited requests per key unless a test sets a limit (options, or a workspace's rate_limit_per_minute):
 		// polling a document every 50 ms would otherwise run into the default 600 a minute.

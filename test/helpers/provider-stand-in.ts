@@ -30,6 +30,8 @@ export type ScriptedAnswer =
 	  }
 	| { kind: "error"; status: number; message?: string; type?: string; code?: string | null; headers?: Record<string, string>; delayMs?: number }
 	| { kind: "raw"; status: number; body: string; headers?: Record<string, string> }
+	/** A redirect to `location` (a provider never sends one; an address a tenant aimed might). */
+	| { kind: "redirect"; status: 301 | 302 | 303 | 307 | 308; location: string }
 	/** Reset the connection without answering. */
 	| { kind: "reset" }
 	/** Never answer. */
@@ -50,6 +52,8 @@ export interface ProviderStandIn {
 	baseUrl: string;
 	origin: string;
 	requests: RecordedRequest[];
+	/** TCP connections accepted so far (a refused call must open none). */
+	readonly connections: number;
 	/** Answers for the next requests, in order; once used up, `fallback` answers. */
 	script(...answers: ScriptedAnswer[]): void;
 	fallback: ScriptedAnswer;
@@ -64,8 +68,10 @@ export interface ProviderStandIn {
 
 const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
-export async function startProviderStandIn(options: { dialect?: Dialect } = {}): Promise<ProviderStandIn> {
+/** `host`: a loopback address other than 127.0.0.1 stands for an internal service (egress tests). */
+export async function startProviderStandIn(options: { dialect?: Dialect; host?: string } = {}): Promise<ProviderStandIn> {
 	const dialect = options.dialect ?? "openai";
+	let connections = 0;
 	let queue: ScriptedAnswer[] = [];
 	const requests: RecordedRequest[] = [];
 	const arrivals = new EventEmitter();
@@ -73,6 +79,9 @@ export async function startProviderStandIn(options: { dialect?: Dialect } = {}):
 		baseUrl: "",
 		origin: "",
 		requests,
+		get connections() {
+			return connections;
+		},
 		fallback: { kind: "completion", content: "Hello from the stand-in" },
 		responder: null,
 		script: (...answers) => {
@@ -114,7 +123,10 @@ export async function startProviderStandIn(options: { dialect?: Dialect } = {}):
 		const answer = queue.shift() ?? standIn.responder?.(recorded) ?? standIn.fallback;
 		await answerWith(dialect, answer, recorded, request, response);
 	});
-	const loopback = await listenOnLoopback(server);
+	server.on("connection", () => {
+		connections += 1;
+	});
+	const loopback = await listenOnLoopback(server, options.host);
 	standIn.origin = loopback.origin;
 	standIn.baseUrl = `${standIn.origin}/v1`;
 	return standIn;
@@ -139,6 +151,10 @@ async function answerWith(dialect: Dialect, answer: ScriptedAnswer, recorded: Re
 		case "raw":
 			response.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });
 			response.end(answer.body);
+			return;
+		case "redirect":
+			response.writeHead(answer.status, { location: answer.location, "content-length": "0" });
+			response.end();
 			return;
 		case "error":
 			if (answer.delayMs) await sleep(answer.delayMs);

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { TEST_SECRET_KEY, type TestPlatform } from "./platform";
+import { TEST_EGRESS_ALLOW_HOSTS, TEST_SECRET_KEY, type TestPlatform } from "./platform";
 
 /**
  * The command behind `npm run worker`, spawned directly over the test platform's database: through
@@ -15,6 +15,7 @@ export function startWorkerProcess(platform: TestPlatform, settings: Record<stri
 			SECRET_KEY: TEST_SECRET_KEY,
 			DATA_DIR: platform.dataDirectory,
 			LOG_LEVEL: "error",
+			EGRESS_ALLOW_HOSTS: TEST_EGRESS_ALLOW_HOSTS,
 			...settings,
 		},
 		stdio: ["ignore", "ignore", "inherit"],

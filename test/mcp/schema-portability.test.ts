@@ -137,7 +137,7 @@ describe("MCP tool schemas are portable", () => {
 		});
 		const reused = z.string();
 		const referencing = defineTool({ ...unportable, name: "referencing", inputSchema: {}, outputSchema: { createdAt: reused, updatedAt: reused }, run: async () => ({ createdAt: "", updatedAt: "" }) });
-		const server = createMcpServer(createUseCaseContext(platform.services, session.principal), [unportable, referencing]);
+		const server = createMcpServer(createUseCaseContext(platform.services, session.principal), {}, [unportable, referencing]);
 		const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
 		const client = new Client({ name: "portability-test", version: "1.0.0" });
 		await server.connect(serverTransport);

@@ -5,7 +5,7 @@ import { revokeApiKey } from "../../server/modules/api-keys/revoke-api-key";
 import { type RunningPlatform, startPlatform } from "../../server/platform";
 import { createLogger } from "../../server/shared/logger";
 import { type ProviderStandIn, startProviderStandIn } from "../helpers/provider-stand-in";
-import { startTestPlatform, TEST_SECRET_KEY, type TestPlatform } from "../helpers/platform";
+import { startTestPlatform, TEST_EGRESS, TEST_SECRET_KEY, type TestPlatform } from "../helpers/platform";
 import { freePort, startTestRedis, type TestRedis } from "../helpers/redis";
 import { awayFromMinuteBoundary } from "../helpers/rate-limit-window";
 import { executeBody, workspaceWithCredential } from "./runtime-fixtures";
@@ -17,7 +17,7 @@ let standIn: ProviderStandIn;
 beforeAll(async () => {
 	platform = await startTestPlatform();
 	// A second server over the same database: limits must hold across instances.
-	secondInstance = await startPlatform({ databaseUrl: platform.databaseUrl, secretKey: TEST_SECRET_KEY, port: 0, host: "127.0.0.1", logger: createLogger("silent") });
+	secondInstance = await startPlatform({ databaseUrl: platform.databaseUrl, secretKey: TEST_SECRET_KEY, port: 0, host: "127.0.0.1", logger: createLogger("silent"), egress: TEST_EGRESS });
 	standIn = await startProviderStandIn();
 });
 afterAll(async () => {
@@ -188,7 +188,7 @@ describe("quotas with REDIS_URL", () => {
 		redis = await startTestRedis();
 	});
 	const startInstance = async (redisUrl: string) => {
-		const instance = await startPlatform({ databaseUrl: platform.databaseUrl, secretKey: TEST_SECRET_KEY, port: 0, host: "127.0.0.1", logger: createLogger("silent"), redisUrl });
+		const instance = await startPlatform({ databaseUrl: platform.databaseUrl, secretKey: TEST_SECRET_KEY, port: 0, host: "127.0.0.1", logger: createLogger("silent"), redisUrl, egress: TEST_EGRESS });
 		instances.push(instance);
 		return instance;
 	};

@@ -4,7 +4,7 @@ import { createEvaluationDataset } from "../../server/modules/evaluations/create
 import { startEvaluationRun } from "../../server/modules/evaluations/start-evaluation-run";
 import { startPlatform } from "../../server/platform";
 import { createLogger } from "../../server/shared/logger";
-import { startTestPlatform, TEST_SECRET_KEY, type TestPlatform } from "../helpers/platform";
+import { startTestPlatform, TEST_EGRESS, TEST_SECRET_KEY, type TestPlatform } from "../helpers/platform";
 import { type ProviderStandIn, parseSseFrames, startProviderStandIn } from "../helpers/provider-stand-in";
 import { assistantWithTwoVersions } from "../evaluations/evaluation-fixtures";
 import { eventually } from "../knowledge/knowledge-helpers";
@@ -28,7 +28,7 @@ afterAll(async () => {
 
 /** An instance of its own over the test platform's database, to be stopped by the test. */
 const startInstance = () =>
-	startPlatform({ databaseUrl: platform.databaseUrl, secretKey: TEST_SECRET_KEY, port: 0, host: "127.0.0.1", logger: createLogger("silent"), http: { shutdownGraceMs: GRACE_MS } });
+	startPlatform({ databaseUrl: platform.databaseUrl, secretKey: TEST_SECRET_KEY, port: 0, host: "127.0.0.1", logger: createLogger("silent"), http: { shutdownGraceMs: GRACE_MS }, egress: TEST_EGRESS });
 
 /** A generation of the default body, through an instance of the test's own. */
 const generate = (baseUrl: string, path: "/runtime/execute" | "/runtime/stream", apiKey: string) =>

@@ -1,12 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { type KnowledgeSource, ProviderCredentialSchema } from "../../db/entities";
+import type { Egress } from "../../egress/egress";
 import type { SecretBox } from "../../shared/crypto";
 import { BuiltinEmbedder } from "./builtin-embedder";
 import { type Embedder, EmbeddingError } from "./embedder";
 import { ProviderEmbedder } from "./provider-embedder";
 
-/** The embedder fixed for a source at its creation, with the workspace's current credential. */
-export async function embedderForSource(em: EntityManager, secrets: SecretBox, source: Pick<KnowledgeSource, "workspace" | "embeddingProvider" | "embeddingModel">): Promise<Embedder> {
+/** The embedder fixed for a source at its creation, with the workspace's current credential, calling out through the egress policy. */
+export async function embedderForSource(em: EntityManager, services: { secrets: SecretBox; egress: Egress }, source: Pick<KnowledgeSource, "workspace" | "embeddingProvider" | "embeddingModel">): Promise<Embedder> {
 	if (source.embeddingProvider === "builtin") return new BuiltinEmbedder();
 	const credential = await em.findOne(ProviderCredentialSchema, { workspace: source.workspace, provider: source.embeddingProvider as never });
 	if (!credential) {
@@ -15,7 +16,8 @@ export async function embedderForSource(em: EntityManager, secrets: SecretBox, s
 	return new ProviderEmbedder({
 		provider: source.embeddingProvider,
 		model: source.embeddingModel,
-		apiKey: secrets.decrypt(credential.encryptedApiKey),
+		apiKey: services.secrets.decrypt(credential.encryptedApiKey),
 		baseUrl: credential.baseUrl,
+		fetch: services.egress.fetch,
 	});
 }

@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { findEgressRefusal } from "../../egress/egress-refused-error";
+import { type EgressFetch, readTextUpTo } from "../../egress/egress-fetch";
+import { quoteUpstreamErrorMessage } from "../../providers/upstream-errors";
 import { type Embedder, EmbeddingError } from "./embedder";
 
 const DEFAULT_BASE_URLS: Record<string, string> = {
@@ -12,6 +15,8 @@ const ZEmbeddingsResponse = z.object({
 });
 
 const BATCH_SIZE = 64;
+/** An error body worth reading is a provider's short JSON; past this, whatever answered is not one. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
 const MAX_ATTEMPTS = 4;
 
 export interface ProviderEmbedderOptions {
@@ -19,14 +24,17 @@ export interface ProviderEmbedderOptions {
 	model: string;
 	apiKey: string;
 	baseUrl?: string | null;
-	fetch?: typeof fetch;
+	/** The egress fetch (server/egress): the base URL is the workspace's choice. */
+	fetch: EgressFetch;
 	timeoutMs?: number;
 }
 
 /**
  * OpenAI, Mistral and OpenAI-compatible embeddings over plain fetch (POST {base}/embeddings),
  * batched, with retries on 429/5xx/network errors (exponential backoff with jitter, honouring
- * Retry-After). Deliberately separate from the chat adapters in server/providers/.
+ * Retry-After). Deliberately separate from the chat adapters in server/providers/. Redirects are
+ * not followed (the request carries the key), and of an error body only the provider's own short
+ * message is quoted.
  */
 export class ProviderEmbedder implements Embedder {
 	readonly name: string;
@@ -63,25 +71,32 @@ export class ProviderEmbedder implements Embedder {
 	}
 
 	private async request(input: string[]): Promise<Float32Array[]> {
-		const fetcher = this.options.fetch ?? fetch;
 		let response: Response;
 		try {
-			response = await fetcher(`${this.baseUrl}/embeddings`, {
+			response = await this.options.fetch(`${this.baseUrl}/embeddings`, {
 				method: "POST",
 				headers: { authorization: `Bearer ${this.options.apiKey}`, "content-type": "application/json" },
 				body: JSON.stringify({ model: this.options.model, input }),
 				signal: AbortSignal.timeout(this.options.timeoutMs ?? 60_000),
+				redirect: "manual",
 			});
 		} catch (error) {
+			const refusal = findEgressRefusal(error);
+			if (refusal) throw new EmbeddingError(`${this.name}: the base URL is refused: ${refusal.message}`, false);
 			throw new EmbeddingError(`${this.name} could not be reached (${(error as Error).message})`, true);
 		}
+		if (response.status >= 300 && response.status < 400) {
+			await response.body?.cancel();
+			throw new EmbeddingError(`${this.name} answered with a redirect (HTTP ${response.status}), which is not followed; set the base URL to the address it redirects to`, false);
+		}
 		if (!response.ok) {
-			const body = await response.text().catch(() => "");
+			const body = await readTextUpTo(response, MAX_ERROR_BODY_BYTES).catch(() => undefined);
 			const retryable = response.status === 429 || response.status >= 500;
+			const quoted = quoteUpstreamErrorMessage(body, this.options.apiKey);
 			const error = new EmbeddingError(
 				response.status === 401 || response.status === 403
 					? `${this.name} rejected the workspace's credential (HTTP ${response.status})`
-					: `${this.name} answered HTTP ${response.status}${body ? `: ${body.slice(0, 200)}` : ""}`,
+					: `${this.name} answered HTTP ${response.status}${quoted ? `: ${quoted}` : ""}`,
 				retryable,
 			) as EmbeddingError & { retryAfterMs?: number };
 			const retryAfter = Number(response.headers.get("retry-after"));

@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { KnowledgeSource } from "../../db/entities";
+import type { Egress } from "../../egress/egress";
 import type { SecretBox } from "../../shared/crypto";
 import { embedderForSource } from "../embed/embedder-for-source";
 import { queryLexemes } from "../index/lexical-index";
@@ -11,6 +12,8 @@ import type { TKnowledgeSearchResult } from "./types";
 
 export interface SearchDependencies {
 	secrets: SecretBox;
+	/** The source's embedder calls its provider through it (server/egress). */
+	egress: Egress;
 	search: KnowledgeSearchCaches;
 	/** Ranks the vector half through the source's own index (PostgreSQL or Pinecone). */
 	vectorIndexes: VectorIndexes;
@@ -71,7 +74,7 @@ export async function fullTextRanking(em: EntityManager, sourceId: string, query
 export async function searchKnowledge(em: EntityManager, dependencies: SearchDependencies, source: KnowledgeSource, input: SearchInput): Promise<TKnowledgeSearchResult[]> {
 	const topK = input.topK ?? 5;
 	const candidates = Math.max(50, topK * 4);
-	const embedder = await embedderForSource(em, dependencies.secrets, source);
+	const embedder = await embedderForSource(em, dependencies, source);
 	const [lexical, semantic] = await Promise.all([
 		Promise.all([dependencies.search.lexical.lexiconFor(em, source.id), queryLexemes(em, input.query)]).then(([lexicon, terms]) => rankLexically(lexicon, terms, candidates)),
 		embedder.embed([input.query]).then(([vector]) => dependencies.vectorIndexes.forSource(em, source).query(source.id, vector, candidates)),

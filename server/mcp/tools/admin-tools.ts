@@ -10,7 +10,7 @@ import { deleteProviderCredential } from "../../modules/provider-credentials/del
 import { listProviderCredentials } from "../../modules/provider-credentials/list-provider-credentials";
 import { setProviderCredential } from "../../modules/provider-credentials/set-provider-credential";
 import { MEMBER_ROLES, PROVIDERS } from "../../db/entities";
-import { DESTRUCTIVE, defineTool, IDEMPOTENT_WRITE, type McpTool, READ_ONLY, WRITES } from "../tool-definition";
+import { DESTRUCTIVE, defineTool, type McpTool, READ_ONLY, WRITES } from "../tool-definition";
 import { deleted, nullable, organizationId, timestamp, workspaceId } from "./fields";
 
 const role = z.enum(MEMBER_ROLES);
@@ -42,7 +42,7 @@ export const ADMIN_TOOLS: McpTool[] = [
 		description: "Changes a member's role. Only owners grant or take away the owner role; the last owner cannot be demoted.",
 		inputSchema: { organizationId, userId, role: role.describe("The new role") },
 		outputSchema: { userId: z.string(), role },
-		annotations: IDEMPOTENT_WRITE,
+		annotations: DESTRUCTIVE,
 		permission: "administration:write",
 		run: (context, input) => updateMemberRole(context, input),
 	}),
@@ -135,7 +135,7 @@ export const ADMIN_TOOLS: McpTool[] = [
 			baseUrl: z.string().max(2000).optional().describe("API base URL, an http(s) URL such as https://api.example.com/v1; required for openai-compatible"),
 		},
 		outputSchema: credential.shape,
-		annotations: IDEMPOTENT_WRITE,
+		annotations: DESTRUCTIVE,
 		permission: "administration:write",
 		secretArguments: ["apiKey"],
 		run: (context, input) => setProviderCredential(context, input),

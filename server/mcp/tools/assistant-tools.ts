@@ -20,7 +20,7 @@ import { deleteEnvironment } from "../../modules/environments/delete-environment
 import { listEnvironments } from "../../modules/environments/list-environments";
 import { updateEnvironment } from "../../modules/environments/update-environment";
 import type { AssistantConfig } from "../../db/entities";
-import { DESTRUCTIVE, defineTool, GENERATES, IDEMPOTENT_WRITE, type McpTool, READ_ONLY, WRITES } from "../tool-definition";
+import { DESTRUCTIVE, DESTRUCTIVE_NOT_IDEMPOTENT, defineTool, GENERATES, type McpTool, READ_ONLY, WRITES } from "../tool-definition";
 import { assistantSlug, environmentSlug, jsonObject, nullable, timestamp, variables, workspaceId } from "./fields";
 
 const assistant = z.object({
@@ -180,7 +180,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 			description: z.string().max(2000).nullable().optional().describe("New description; null clears it"),
 		},
 		outputSchema: assistant.shape,
-		annotations: IDEMPOTENT_WRITE,
+		annotations: DESTRUCTIVE,
 		permission: "assistants:write",
 		run: (context, input) => updateAssistant(context, input),
 	}),
@@ -200,7 +200,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		description: "Serves an archived assistant again, with the versions deployed when it was archived.",
 		inputSchema: { workspaceId, slug: assistantSlug },
 		outputSchema: assistant.shape,
-		annotations: IDEMPOTENT_WRITE,
+		annotations: DESTRUCTIVE,
 		permission: "assistants:write",
 		run: (context, input) => restoreAssistant(context, input),
 	}),
@@ -210,7 +210,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		description: "Replaces fields of the assistant's draft configuration; the result must be a valid configuration. Nothing is served until a version is created and published.",
 		inputSchema: { workspaceId, slug: assistantSlug, patch: configPatch },
 		outputSchema: { assistantId: z.string(), config },
-		annotations: IDEMPOTENT_WRITE,
+		annotations: DESTRUCTIVE,
 		permission: "assistants:write",
 		run: async (context, input) => {
 			const updated = await updateAssistantDraft(context, { ...input, patch: input.patch as Partial<AssistantConfig> });
@@ -241,7 +241,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 			environment: environmentSlug.optional().describe("Target environment; default production"),
 		},
 		outputSchema: deploymentChange,
-		annotations: IDEMPOTENT_WRITE,
+		annotations: DESTRUCTIVE_NOT_IDEMPOTENT,
 		permission: "assistants:write",
 		run: (context, input) => publishAssistantVersion(context, input),
 	}),
@@ -251,7 +251,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		description: "Serves again the version that the latest publish or rollback in the environment (default production) replaced.",
 		inputSchema: { workspaceId, slug: assistantSlug, environment: environmentSlug.optional().describe("Environment; default production") },
 		outputSchema: deploymentChange,
-		annotations: { ...WRITES, destructiveHint: true },
+		annotations: DESTRUCTIVE_NOT_IDEMPOTENT,
 		permission: "assistants:write",
 		run: (context, input) => rollbackAssistantDeployment(context, input),
 	}),
@@ -281,7 +281,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 			description: z.string().max(2000).nullable().optional().describe("New description; null clears it"),
 		},
 		outputSchema: environment.shape,
-		annotations: IDEMPOTENT_WRITE,
+		annotations: DESTRUCTIVE,
 		permission: "assistants:write",
 		run: (context, input) => updateEnvironment(context, input),
 	}),

@@ -37,13 +37,18 @@ export async function setProviderCredential(
 	if (!input.apiKey.trim()) issues.push({ field: "apiKey", issue: "Required" });
 	let baseUrl: string | null = null;
 	if (input.baseUrl) {
+		let url: URL | undefined;
 		try {
-			const url = new URL(input.baseUrl);
+			url = new URL(input.baseUrl);
 			if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("protocol");
 			baseUrl = url.toString().replace(/\/+$/, "");
 		} catch {
 			issues.push({ field: "baseUrl", issue: "Must be an http(s) URL" });
 		}
+		// An address the egress policy refuses outright is refused now rather than at the first call;
+		// names are judged at every call, by what they resolve to then (server/egress).
+		const refusal = baseUrl && url ? services.egress.policy.refusalOfLiteral(url) : undefined;
+		if (refusal) issues.push({ field: "baseUrl", issue: `Refused by the egress policy: ${refusal.message}` });
 	} else if (input.provider === "openai-compatible") {
 		issues.push({ field: "baseUrl", issue: "Required for openai-compatible" });
 	}

@@ -9,9 +9,13 @@ export interface QuotaDefaults {
 	rateLimitPerMinute: number;
 	/** Monthly traced spend per workspace when it has no override; null = unlimited. */
 	monthlySpendQuotaMicroUsd: number | null;
+	/** MCP control plane: JSON-RPC requests per minute per OAuth connection; 0 = unlimited (consume-mcp-request-quota.ts). */
+	mcpConnectionRequestsPerMinute: number;
+	/** ... and per user, over all their connections; 0 = unlimited. */
+	mcpUserRequestsPerMinute: number;
 }
 
-export const DEFAULT_QUOTAS: QuotaDefaults = { rateLimitPerMinute: 600, monthlySpendQuotaMicroUsd: null };
+export const DEFAULT_QUOTAS: QuotaDefaults = { rateLimitPerMinute: 600, monthlySpendQuotaMicroUsd: null, mcpConnectionRequestsPerMinute: 300, mcpUserRequestsPerMinute: 600 };
 
 const WINDOW_MS = 60_000;
 /** Workspace limits and the spend figure are re-read at least this often per key. */
@@ -20,6 +24,8 @@ const REFRESH_MS = 1_000;
 const BLOCK_DIVISOR = 20;
 const MAX_BLOCK = 100;
 const MAX_TRACKED_KEYS = 10_000;
+/** Expired windows are swept every this many requests counted one by one (countRequests). */
+const SWEEP_EVERY_COUNTS = 1000;
 
 /** `YYYY-MM-01` of the UTC month: the key of workspace_monthly_spend. */
 export function monthOf(date: Date): string {
@@ -106,9 +112,11 @@ export class RequestQuotas implements SpendLedger {
 	private readonly keys = new Map<string, KeyState>();
 	/** Per workspace: cost this process traced that is not in workspace_monthly_spend yet (trace-writer.ts). */
 	private readonly unstoredSpend = new Map<string, number>();
+	/** Requests counted one by one (countRequests) since the last sweep of expired windows. */
+	private countedSinceSweep = 0;
 
 	constructor(
-		private readonly defaults: QuotaDefaults,
+		private readonly defaults: Pick<QuotaDefaults, "rateLimitPerMinute" | "monthlySpendQuotaMicroUsd">,
 		private readonly counter?: { windows: WindowCounter; onUnavailable: (error: unknown) => void },
 	) {}
 
@@ -206,6 +214,38 @@ export class RequestQuotas implements SpendLedger {
 		if (left > 0) this.unstoredSpend.set(workspaceId, left);
 		else this.unstoredSpend.delete(workspaceId);
 		for (const state of this.keys.values()) if (state.workspaceId === workspaceId) state.spent += costMicroUsd;
+	}
+
+	/**
+	 * Adds `amount` requests to the current window of `subject` and returns the window's total and
+	 * the seconds until it ends: exact counting, one round trip per call, in the same counters as API
+	 * keys' (Redis when configured, falling back to rate_limit_windows), so the count holds across
+	 * instances. For callers that are not on a hot path (the MCP control plane); the caller compares
+	 * the total with its limit.
+	 */
+	async countRequests(em: EntityManager, subject: string, amount: number, now = Date.now()): Promise<{ total: number; retryAfterSeconds: number }> {
+		const windowStart = windowStartOf(now);
+		const retryAfterSeconds = Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000));
+		if (++this.countedSinceSweep >= SWEEP_EVERY_COUNTS) {
+			this.countedSinceSweep = 0;
+			deleteExpiredRateLimitWindows(em).catch(() => {
+				// Only housekeeping: the next sweep, here or in the API pipeline, takes the same rows.
+			});
+		}
+		if (this.counter) {
+			try {
+				return { total: await this.counter.windows.add(subject, windowStart, amount), retryAfterSeconds };
+			} catch (error) {
+				this.counter.onUnavailable(error);
+			}
+		}
+		const [row]: { request_count: number }[] = await em.getConnection().execute(
+			`insert into rate_limit_windows (subject, window_start, request_count) values (?, ?, ?)
+			 on conflict (subject, window_start) do update set request_count = rate_limit_windows.request_count + excluded.request_count
+			 returning request_count`,
+			[subject, new Date(windowStart), amount],
+		);
+		return { total: row.request_count, retryAfterSeconds };
 	}
 
 	/** "ok" when this request may run, "claim" when a database round trip is needed, else the refusal. */

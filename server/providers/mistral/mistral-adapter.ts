@@ -1,4 +1,4 @@
-import { Mistral } from "@mistralai/mistralai";
+import { HTTPClient, Mistral } from "@mistralai/mistralai";
 import type { ContentChunk } from "@mistralai/mistralai/models/components";
 import { ConnectionError, MistralError, RequestAbortedError, RequestTimeoutError, ResponseValidationError, SDKValidationError } from "@mistralai/mistralai/models/errors";
 import { normaliseFinishReason } from "../openai/openai-adapter";
@@ -6,7 +6,8 @@ import { ProviderError } from "../provider-error";
 import { sanitizeProviderText, StreamTextSanitizer } from "../sanitize-text";
 import type { FinishReason, GenerationOutput, GenerationRequest, ProviderAdapter, ProviderConnection, ProviderStreamEvent, TokenUsage } from "../types";
 import { EMPTY_USAGE } from "../types";
-import { abortedFailure, connectionFailure, malformedResponse, providerErrorFromStatus, truncatedStream } from "../upstream-errors";
+import type { UpstreamHttp } from "../upstream-http";
+import { abortedFailure, connectionFailure, malformedResponse, providerErrorFromStatus, refusedDestination, truncatedStream } from "../upstream-errors";
 
 const PROVIDER_NAME = "mistral";
 /** Our deadline governs (config.timeoutMs, at most 600 s); the SDK's own must never fire first. */
@@ -38,18 +39,22 @@ function toUsage(usage: { promptTokens?: number; completionTokens?: number; tota
 /**
  * Mistral through `@mistralai/mistralai`. Its SDK supports everything we need: `serverURL` for a
  * custom base URL, `retryConfig: {strategy: "none"}` (our retry loop is the only one), and
- * `signal` per call for abort, which also cancels a stream being read.
+ * `signal` per call for abort, which also cancels a stream being read. Its requests go through
+ * `upstream.fetch`, on the egress dispatcher like every provider call (the base URL is a tenant's).
  */
-export function createMistralAdapter(connection: ProviderConnection): ProviderAdapter {
+export function createMistralAdapter(connection: ProviderConnection, upstream: UpstreamHttp): ProviderAdapter {
 	const client = new Mistral({
 		apiKey: connection.apiKey,
 		serverURL: mistralServerUrl(connection.baseUrl),
 		retryConfig: NO_RETRIES,
 		timeoutMs: SDK_TIMEOUT_MS,
+		httpClient: new HTTPClient({ fetcher: (input, init) => upstream.fetch(input, init) }),
 	});
 
 	const toProviderError = (error: unknown, signal?: { aborted: boolean }): ProviderError => {
 		if (error instanceof ProviderError) return error;
+		const refused = refusedDestination(PROVIDER_NAME, error);
+		if (refused) return refused;
 		if (error instanceof RequestAbortedError || signal?.aborted) return abortedFailure(PROVIDER_NAME, error);
 		if (error instanceof RequestTimeoutError) return new ProviderError("timeout", PROVIDER_NAME, "mistral did not answer in time", { cause: error });
 		if (error instanceof ConnectionError) return connectionFailure(PROVIDER_NAME, error);

@@ -1,7 +1,7 @@
 import type { Cancellation } from "../cancellation";
 import type { UpstreamHttp, UpstreamResponse } from "../upstream-http";
 import { ProviderError } from "../provider-error";
-import { abortedFailure, connectionFailure, malformedResponse, providerErrorFromStatus, readUpstreamErrorMessage, redactSecret } from "../upstream-errors";
+import { abortedFailure, connectionFailure, malformedResponse, providerErrorFromStatus, quoteUpstreamErrorMessage } from "../upstream-errors";
 
 const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
@@ -83,8 +83,8 @@ export class ChatCompletionsEndpoint {
 		}
 		// OpenAI reports a failure after the stream opened as an `error` object (or an `error` event).
 		if (event.name === "error" || (data && typeof data === "object" && "error" in data)) {
-			const message = readUpstreamErrorMessage(data);
-			const detail = message ? `: ${redactSecret(message, this.apiKey).slice(0, 500)}` : "";
+			const message = quoteUpstreamErrorMessage(data, this.apiKey);
+			const detail = message ? `: ${message}` : "";
 			throw new ProviderError("server_error", this.providerName, `${this.providerName} reported an error mid-stream${detail}`, { retryable: false });
 		}
 		return data;
@@ -100,7 +100,7 @@ export class ChatCompletionsEndpoint {
 		if (response.statusCode >= 200 && response.statusCode < 300) return response;
 		let errorBody: unknown;
 		try {
-			errorBody = await response.body.text();
+			errorBody = await readErrorBody(response.body);
 		} catch (error) {
 			throw this.failure(error, signal);
 		}
@@ -117,6 +117,24 @@ export class ChatCompletionsEndpoint {
 		if (signal.aborted) return abortedFailure(this.providerName, error);
 		return connectionFailure(this.providerName, error);
 	}
+}
+
+/** An error body worth reading is a provider's short JSON; past this, whatever answered is not one. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** The error body as text, or undefined past MAX_ERROR_BODY_BYTES (read no further, the connection closed). */
+async function readErrorBody(body: UpstreamResponse["body"]): Promise<string | undefined> {
+	const chunks: Buffer[] = [];
+	let size = 0;
+	for await (const chunk of body as AsyncIterable<Buffer>) {
+		size += chunk.length;
+		if (size > MAX_ERROR_BODY_BYTES) {
+			body.destroy();
+			return undefined;
+		}
+		chunks.push(chunk);
+	}
+	return Buffer.concat(chunks).toString("utf8");
 }
 
 /** Events end at a blank line; servers may use \n, \r\n or \r (WHATWG HTML, Server-sent events). */

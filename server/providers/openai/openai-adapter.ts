@@ -7,7 +7,7 @@ import { ProviderError } from "../provider-error";
 import { sanitizeProviderText, StreamTextSanitizer } from "../sanitize-text";
 import type { FinishReason, GenerationOutput, GenerationRequest, ProviderAdapter, ProviderConnection, ProviderStreamEvent, TokenUsage } from "../types";
 import { EMPTY_USAGE } from "../types";
-import { abortedFailure, connectionFailure, malformedResponse, providerErrorFromStatus, truncatedStream } from "../upstream-errors";
+import { abortedFailure, connectionFailure, malformedResponse, providerErrorFromStatus, refusedDestination, truncatedStream } from "../upstream-errors";
 
 /** Our own deadline (config.timeoutMs, at most 600 s) governs; the SDK's must never fire first. */
 const SDK_TIMEOUT_MS = 15 * 60_000;
@@ -54,6 +54,8 @@ export function createOpenAiAdapter(options: OpenAiAdapterOptions): ProviderAdap
 
 	const toProviderError = (error: unknown, signal?: { aborted: boolean }): ProviderError => {
 		if (error instanceof ProviderError) return error;
+		const refused = refusedDestination(providerName, error);
+		if (refused) return refused;
 		if (error instanceof APIUserAbortError || signal?.aborted) return abortedFailure(providerName, error);
 		if (error instanceof APIConnectionTimeoutError) return new ProviderError("timeout", providerName, `${providerName} did not answer in time`, { cause: error });
 		if (error instanceof APIConnectionError) return connectionFailure(providerName, error);

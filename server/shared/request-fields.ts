@@ -1,6 +1,6 @@
 import type { ZodError, ZodIssue } from "zod";
 import { findUnstorableText, UNSTORABLE_TEXT_ISSUE } from "../../contract/schemas/common";
-import type { FieldIssue } from "../shared/app-error";
+import type { FieldIssue } from "./app-error";
 
 /** `["messages", 0, "role"]` -> `messages[0].role`; the root is `body` (or the part's name). */
 export function formatPath(path: (string | number)[], root: string): string {
@@ -36,9 +36,10 @@ export function zodErrorToFields(error: ZodError, root: string, prefix: (string 
 
 /**
  * VALIDATION_ERROR fields for text PostgreSQL cannot store, anywhere in one part of a request
- * (contract/schemas/common.ts, findUnstorableText). Run on the path, query and body before the
- * route's schemas. Headers need no check: Node's parser refuses a NUL in a header (400 through
- * answerClientError) and decodes header bytes as Latin-1, which has no surrogates.
+ * (contract/schemas/common.ts, findUnstorableText). The one guard of every surface, run before
+ * any schema and before anything runs: the HTTP pipeline on the path, query and body, the MCP
+ * layer on a tool's arguments. HTTP headers need no check: Node's parser refuses a NUL in a header
+ * (400 through answerClientError) and decodes header bytes as Latin-1, which has no surrogates.
  */
 export function unstorableTextFields(value: unknown, root: string): FieldIssue[] {
 	return findUnstorableText(value).map((path) => ({ field: formatPath(path, root), issue: UNSTORABLE_TEXT_ISSUE }));
