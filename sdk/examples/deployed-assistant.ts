@@ -10,6 +10,6 @@ const answer = await client.assistants.run("support-bot", {
 });
 console.log(answer.message.content);
 
-// Streamed, from another environment.
+// Streamed, naming the environment (a staging deployment is called the same way).
 const stream = await client.assistants.stream("support-bot", { input: "And my refund?", variables: { customerName: "Ada" }, environment: "production" });
 console.log(await stream.text());
