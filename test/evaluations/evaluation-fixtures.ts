@@ -26,6 +26,12 @@ const ANSWERS: Record<string, { v1: string; v2: string }> = {
 	"What's your name?": { v1: "I am Orbit Bot.", v2: "I am Orbit Bot." },
 };
 
+/** The answer a grading prompt holds: the JSON string between the ANSWER markers of the grading's nonce. */
+export function gradedAnswer(prompt: string): string | undefined {
+	const section = /^<<<ANSWER-([0-9a-f]{32})\n(.*)\nANSWER-\1>>>$/m.exec(prompt);
+	return section ? (JSON.parse(section[2]) as string) : undefined;
+}
+
 function messagesOf(request: RecordedRequest): { role: string; content: string }[] {
 	return (request.body.messages as { role: string; content: string }[]) ?? [];
 }
@@ -41,7 +47,7 @@ export function answerByRequest(request: RecordedRequest): ScriptedAnswer | unde
 	if (model === SLOPPY_GRADER_MODEL) return { kind: "completion", content: "Looks good to me, maybe 8/10." };
 	if (model === GRADER_MODEL) {
 		const prompt = messages[messages.length - 1]?.content ?? "";
-		const answer = /<<<ANSWER\n([\s\S]*)\nANSWER>>>/.exec(prompt)?.[1] ?? "";
+		const answer = gradedAnswer(prompt) ?? "";
 		const good = answer.includes("30 days");
 		return { kind: "completion", content: JSON.stringify({ score: good ? 0.9 : 0.2, reasoning: good ? "States the 30-day window." : "Does not state the window." }) };
 	}

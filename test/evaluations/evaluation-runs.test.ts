@@ -11,11 +11,9 @@ import { listEvaluationRuns } from "../../server/modules/evaluations/list-evalua
 import { startEvaluationRun } from "../../server/modules/evaluations/start-evaluation-run";
 import { AppError } from "../../server/shared/app-error";
 import type { TestPlatform, TestWorkspace } from "../helpers/platform";
-import type { ProviderStandIn } from "../helpers/provider-stand-in";
-import { answerByRequest, datasetWithEveryScorer, waitForRun, useEvaluationTestbed } from "./evaluation-fixtures";
+import { datasetWithEveryScorer, waitForRun, useEvaluationTestbed } from "./evaluation-fixtures";
 
 let platform: TestPlatform;
-let standIn: ProviderStandIn;
 let workspace: TestWorkspace;
 const operator = () => platform.operator();
 
@@ -28,7 +26,7 @@ async function refusal(promise: Promise<unknown>): Promise<AppError> {
 	return error as AppError;
 }
 
-useEvaluationTestbed((started) => ({ platform, standIn, workspace } = started));
+useEvaluationTestbed((started) => ({ platform, workspace } = started));
 
 describe("evaluation runs", () => {
 	it("score every case with every scorer, aggregate, and compare two versions case by case", async () => {
@@ -128,13 +126,26 @@ describe("evaluation runs", () => {
 	it("refuses bad input with named fields and changes nothing", async () => {
 		const { workspaceId } = workspace;
 		const dataset = await createEvaluationDataset(operator(), { workspaceId, name: "Strict" });
-		const nested = await refusal(addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "x", scorers: [{ type: "regex", pattern: "^(a+)+$" }] }));
-		expect(nested.code).toBe("VALIDATION_ERROR");
-		expect(nested.fields).toEqual([{ field: "scorers.0.pattern", issue: expect.stringMatching(/Nested quantifiers/) }]);
+		// What RE2 cannot run in linear time, or at all, is refused when the case is written, naming the field.
 		const backreference = await refusal(addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "x", scorers: [{ type: "regex", pattern: "(a)\\1" }] }));
-		expect(backreference.fields?.[0].issue).toMatch(/Backreferences/);
-		const schema = await refusal(addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "x", scorers: [{ type: "json", schema: { type: "string", pattern: "a+" } }] }));
-		expect(schema.fields?.[0]).toMatchObject({ field: "scorers.0.schema", issue: expect.stringMatching(/'pattern' is not supported/) });
+		expect(backreference.code).toBe("VALIDATION_ERROR");
+		expect(backreference.fields).toEqual([{ field: "scorers.0.pattern", issue: expect.stringMatching(/^Backreferences .* not supported/) }]);
+		const lookahead = await refusal(addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "x", scorers: [{ type: "contains", value: "x" }, { type: "regex", pattern: "foo(?!bar)" }] }));
+		expect(lookahead.fields).toEqual([{ field: "scorers.1.pattern", issue: expect.stringMatching(/^Lookahead .* not supported/) }]);
+		const lookbehind = await refusal(addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "x", scorers: [{ type: "regex", pattern: "(?<!a)b" }] }));
+		expect(lookbehind.fields?.[0].issue).toMatch(/^Lookbehind .* not supported/);
+		const huge = await refusal(addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "x", scorers: [{ type: "regex", pattern: "[ab]{999}x|[cd]{999}y" }] }));
+		expect(huge.fields).toEqual([{ field: "scorers.0.pattern", issue: expect.stringMatching(/compiles to \d+ instructions; at most 1000/) }]);
+		const broken = await refusal(addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "x", scorers: [{ type: "regex", pattern: "a(b" }] }));
+		expect(broken.fields).toEqual([{ field: "scorers.0.pattern", issue: expect.stringMatching(/^Not a valid regular expression \(RE2 syntax\): missing closing \)/) }]);
+		const schemaPattern = await refusal(
+			addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "x", scorers: [{ type: "json", schema: { type: "object", properties: { code: { type: "string", pattern: "^(\\w)\\1$" } } } }] }),
+		);
+		expect(schemaPattern.fields?.[0]).toMatchObject({ field: "scorers.0.schema", issue: expect.stringMatching(/schema\.properties\.code\.pattern: Backreferences/) });
+		const schemaHuge = await refusal(addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "x", scorers: [{ type: "json", schema: { type: "string", pattern: "x{999}|y{999}" } }] }));
+		expect(schemaHuge.fields?.[0]).toMatchObject({ field: "scorers.0.schema", issue: expect.stringMatching(/^schema\.pattern: The pattern compiles to/) });
+		const schema = await refusal(addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "x", scorers: [{ type: "json", schema: { type: "string", format: "email" } }] }));
+		expect(schema.fields?.[0]).toMatchObject({ field: "scorers.0.schema", issue: expect.stringMatching(/'format' is not supported/) });
 		const both = await refusal(addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "x", messages: [{ role: "user", content: "y" }], scorers: [{ type: "contains", value: "z" }] }));
 		expect(both.fields).toEqual([{ field: "input", issue: "Give exactly one of input and messages" }]);
 		const noScorer = await refusal(addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "x", scorers: [] }));
@@ -152,21 +163,6 @@ describe("evaluation runs", () => {
 		const other = await platform.createWorkspace();
 		expect((await refusal(getEvaluationDataset(operator(), { workspaceId: other.workspaceId, datasetId: dataset.id }))).code).toBe("NOT_FOUND");
 	});
-
-	it("stops at a regular expression that takes too long on the output, as an errored case", async () => {
-		const { workspaceId } = workspace;
-		const dataset = await createEvaluationDataset(operator(), { workspaceId, name: "Slow pattern" });
-		// Overlapping alternatives pass the static check; the time budget stops them on this output.
-		standIn.responder = (request) => (String(request.body.model) === "gpt-4o-mini" ? { kind: "completion", content: `${"a".repeat(40)}b` } : answerByRequest(request));
-		try {
-			const added = await addEvaluationCase(operator(), { workspaceId, datasetId: dataset.id, input: "Say a lot of a", scorers: [{ type: "regex", pattern: "^(a|a)*$" }] });
-			const run = await waitForRun(operator, workspaceId, (await startEvaluationRun(operator(), { workspaceId, datasetId: dataset.id, target: { kind: "version", assistantSlug: "orbit", version: 1 } })).id);
-			expect(run.status).toBe("completed");
-			expect(run.cases.find((entry) => entry.caseId === added.id)?.result).toMatchObject({ status: "errored", error: expect.stringMatching(/took longer than 100 ms/) });
-		} finally {
-			standIn.responder = answerByRequest;
-		}
-	}, 30_000);
 
 	it("cancels a queued run", async () => {
 		const { workspaceId } = workspace;

@@ -37,8 +37,12 @@ describe("the nine evaluation tools", () => {
 		const rubric = await add({ input: "Explain refunds", scorers: [{ type: "rubric", criteria: "States the 30-day window.", provider: "openai", model: GRADER_MODEL }] });
 		const doomed = await add({ input: "Greet me", scorers: [{ type: "contains", value: "Hello" }] });
 		await member.call("delete_evaluation_case", { workspaceId, caseId: doomed.id });
-		// A bad scorer is refused before the use case runs, naming the field (bad arguments are a protocol error).
-		expect(await member.fail("add_evaluation_case", { workspaceId, datasetId: dataset.id, input: "x", scorers: [{ type: "regex", pattern: "(\\w+)*$" }] })).toMatch(/Invalid arguments.*Nested quantifiers.*scorers\[0\]\.pattern/);
+		// A bad scorer is refused before the use case runs, naming the field (bad arguments are a protocol error);
+		// what only compiling tells (RE2's syntax, the program's size) is the use case's VALIDATION_ERROR, naming it too.
+		expect(await member.fail("add_evaluation_case", { workspaceId, datasetId: dataset.id, input: "x", scorers: [{ type: "regex", pattern: "(\\w)\\1" }] })).toMatch(/Invalid arguments.*Backreferences.*scorers\[0\]\.pattern/);
+		expect(await member.fail("add_evaluation_case", { workspaceId, datasetId: dataset.id, input: "x", scorers: [{ type: "regex", pattern: "\\w{1000}" }] })).toMatch(
+			/^VALIDATION_ERROR: .*scorers\.0\.pattern: The pattern compiles to \d+ instructions/,
+		);
 
 		const listed = await member.call<{ data: { id: string; caseCount: number }[] }>("list_evaluation_datasets", { workspaceId });
 		expect(listed.data.find((entry) => entry.id === dataset.id)?.caseCount).toBe(5);
