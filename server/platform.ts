@@ -7,7 +7,7 @@ import type { HttpLimits } from "./http/http-server";
 import type { OAuthOptions } from "./oauth/oauth-options";
 import { openDatabase } from "./db/orm";
 import { DEFAULT_EVALUATION_OPTIONS, declareEvaluationQueue, type EvaluationOptions } from "./jobs/evaluation-job";
-import { startEvaluationSweeper, startEvaluationWorker } from "./jobs/evaluation-worker";
+import { startEvaluationWorker } from "./jobs/evaluation-worker";
 import { PatternEngine } from "./modules/evaluations/scorers/pattern-engine";
 import { declareIngestionQueue } from "./jobs/ingestion-job";
 import { startIngestionWorker, startOrphanSweeper } from "./jobs/ingestion-worker";
@@ -200,9 +200,9 @@ export async function createPlatformServices(
 		}
 		if (role === "worker" || (role === "server" && knowledge.worker === "inline")) startIngestionWorker(orm, services, logger);
 		if (role === "worker" || (role === "server" && evaluations.worker === "inline")) {
-			startEvaluationWorker(services, evaluations, logger);
-			const evaluationSweeper = startEvaluationSweeper(services, evaluations, logger);
-			closers.push(() => evaluationSweeper.stop());
+			// Registered after the job queue's second registration: running runs wind down before the providers and traces they use close.
+			const evaluationWorker = startEvaluationWorker(services, evaluations, logger);
+			closers.push(() => evaluationWorker.stop());
 		}
 		return { services, close };
 	} catch (error) {

@@ -6,7 +6,10 @@ import { addEvaluationCase } from "../../server/modules/evaluations/add-evaluati
 import { createEvaluationDataset } from "../../server/modules/evaluations/create-evaluation-dataset";
 import { getEvaluationRun } from "../../server/modules/evaluations/get-evaluation-run";
 import type { UseCaseContext } from "../../server/modules/platform-services";
+import { recordConnection } from "../../server/modules/oauth/approve-connection";
 import { setProviderCredential } from "../../server/modules/provider-credentials/set-provider-credential";
+import { MCP_SCOPES, type McpScope, type UserPrincipal } from "../../server/shared/principal";
+import { newId } from "../../server/shared/ids";
 import { startTestPlatform, type TestPlatform, type TestWorkspace } from "../helpers/platform";
 import { type ProviderStandIn, type RecordedRequest, type ScriptedAnswer, startProviderStandIn } from "../helpers/provider-stand-in";
 import { afterAll, beforeAll } from "vitest";
@@ -92,6 +95,18 @@ export async function datasetWithEveryScorer(context: () => UseCaseContext, work
 		sloppyGrader: await add({ input: "Explain refunds", scorers: [{ type: "contains", value: "30 days" }, { type: "rubric", name: "sloppy rubric", criteria: "Mentions the window.", provider: "openai", model: SLOPPY_GRADER_MODEL }] }),
 	};
 	return { dataset, cases };
+}
+
+/**
+ * A user principal over a real connection record, as the /mcp endpoint builds one from an access
+ * token: runs check their starter's connection before every case, so a made-up connection id
+ * would cancel them.
+ */
+export async function connectedUser(platform: TestPlatform, userId: string, options: { organizationId: string | null; scopes?: readonly McpScope[] }): Promise<UserPrincipal> {
+	const scopes = [...(options.scopes ?? MCP_SCOPES)];
+	const clientId = `client-${newId("test")}`;
+	const { connectionId } = await recordConnection(platform.operator(), { userId, organizationId: options.organizationId, clientId, clientName: "Test client", scopes, grantId: newId("grant") });
+	return { kind: "user", userId, clientId, connectionId, organizationId: options.organizationId, scopes: new Set(scopes) };
 }
 
 export async function waitForRun(context: () => UseCaseContext, workspaceId: string, runId: string, statuses = ["completed", "failed", "cancelled"], timeoutMs = 30_000) {
