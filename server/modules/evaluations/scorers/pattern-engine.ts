@@ -7,8 +7,8 @@ import { PATTERN_LIMITS, type PatternLimits, re2Flags } from "./tenant-pattern";
  * The thread's code, plain JavaScript evaluated as a script: it runs the same under tsx, vitest and
  * the bundle, with re2js loaded from the path the main thread resolved. It compiles (JavaScript
  * syntax translated to RE2's first: \uXXXX, \u{…}, \cX, [^], named groups), refuses programs past
- * the size limit, keeps recent programs and refusals (cases share scorers), and answers one request
- * at a time.
+ * the size limit and texts past what the work bound allows that program, keeps recent programs and
+ * refusals (cases share scorers), and answers one request at a time.
  */
 const THREAD_SOURCE = `
 	"use strict";
@@ -46,9 +46,17 @@ const THREAD_SOURCE = `
 		let reply;
 		try {
 			const compiled = compile(request.pattern, request.flags);
-			reply = compiled.problem !== undefined
-				? { id: request.id, problem: compiled.problem }
-				: { id: request.id, matched: request.text === undefined ? null : compiled.program.test(request.text) };
+			if (compiled.problem !== undefined) {
+				reply = { id: request.id, problem: compiled.problem };
+			} else if (request.text === undefined) {
+				reply = { id: request.id, matched: null };
+			} else {
+				const size = compiled.program.programSize();
+				const readable = Math.floor(workerData.maxWork / size);
+				reply = request.text.length > readable
+					? { id: request.id, problem: "This pattern compiles to " + size + " instructions, so it is matched against at most " + readable + " characters; the text has " + request.text.length }
+					: { id: request.id, matched: compiled.program.test(request.text) };
+			}
 		} catch (error) {
 			reply = { id: request.id, problem: "The regular expression failed: " + (error && error.message) };
 		}
@@ -62,12 +70,14 @@ const PROGRAM_CACHE_SIZE = 256;
 const THREAD_HEAP_MEGABYTES = 128;
 
 type Reply = { id: number; matched: boolean | null } | { id: number; problem: string };
+/** The engine could not answer (its thread died, the process is stopping): nothing is known about the pattern. */
+type Unavailable = { unavailable: string };
 interface Request {
 	id: number;
 	pattern: string;
 	flags: number;
 	text?: string;
-	settle(reply: Reply | { problem: string }): void;
+	settle(reply: Reply | Unavailable): void;
 }
 
 /** A match's outcome: whether the pattern is found in the text, or why it could not be run. */
@@ -93,10 +103,14 @@ export class PatternEngine {
 		readonly limits: PatternLimits = PATTERN_LIMITS,
 	) {}
 
-	/** Why the pattern cannot be used (syntax RE2 does not have, a program past the size limit), or null. */
+	/**
+	 * Why the pattern cannot be used (syntax RE2 does not have, a program past the size limit), or
+	 * null. Throws when the engine could not tell (that is the server's failure, not the pattern's).
+	 */
 	async check(lane: string, pattern: string, flags: string): Promise<string | null> {
 		if (pattern.length > this.limits.patternLength) return `A pattern may have at most ${this.limits.patternLength} characters`;
 		const reply = await this.enqueue(lane, pattern, flags, undefined);
+		if ("unavailable" in reply) throw new Error(reply.unavailable);
 		return "problem" in reply ? reply.problem : null;
 	}
 
@@ -107,6 +121,7 @@ export class PatternEngine {
 			return { problem: `The text is ${text.length} characters long; a pattern is matched against at most ${this.limits.textLength}` };
 		}
 		const reply = await this.enqueue(lane, pattern, flags, text);
+		if ("unavailable" in reply) return { problem: reply.unavailable };
 		if ("problem" in reply) return { problem: reply.problem };
 		return { matched: reply.matched === true };
 	}
@@ -117,14 +132,14 @@ export class PatternEngine {
 		const pending = [...(this.inFlight ? [this.inFlight] : []), ...[...this.lanes.values()].flat()];
 		this.inFlight = null;
 		this.lanes.clear();
-		for (const request of pending) request.settle({ problem: "The server is stopping" });
+		for (const request of pending) request.settle({ unavailable: "The server is stopping" });
 		const thread = this.thread;
 		this.thread = null;
 		if (thread) await thread.terminate();
 	}
 
-	private enqueue(lane: string, pattern: string, flags: string, text: string | undefined): Promise<Reply | { problem: string }> {
-		if (this.closed) return Promise.resolve({ problem: "The server is stopping" });
+	private enqueue(lane: string, pattern: string, flags: string, text: string | undefined): Promise<Reply | Unavailable> {
+		if (this.closed) return Promise.resolve({ unavailable: "The server is stopping" });
 		return new Promise((resolve) => {
 			const queue = this.lanes.get(lane) ?? [];
 			queue.push({ id: this.nextId++, pattern, flags: re2Flags(flags), text, settle: resolve });
@@ -155,7 +170,7 @@ export class PatternEngine {
 		if (this.thread) return this.thread;
 		const thread = new Worker(THREAD_SOURCE, {
 			eval: true,
-			workerData: { engine: createRequire(import.meta.url).resolve("re2js"), maxProgramSize: this.limits.programSize, cacheSize: PROGRAM_CACHE_SIZE },
+			workerData: { engine: createRequire(import.meta.url).resolve("re2js"), maxProgramSize: this.limits.programSize, maxWork: this.limits.work, cacheSize: PROGRAM_CACHE_SIZE },
 			resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MEGABYTES },
 			stdout: false,
 			stderr: false,
@@ -173,7 +188,7 @@ export class PatternEngine {
 			this.thread = null;
 			const request = this.inFlight;
 			this.inFlight = null;
-			request?.settle({ problem: "The pattern engine stopped while matching (the thread ran out of memory or failed); try again" });
+			request?.settle({ unavailable: "The pattern engine stopped while matching (its thread ran out of memory or failed)" });
 			this.pump();
 		});
 		this.thread = thread;
