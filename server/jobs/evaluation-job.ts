@@ -20,6 +20,7 @@ export interface EvaluationOptions {
 	runsPerWorkspace: number;
 	/** A worker renews its claim on a run this often (a third of it); a claim not renewed for this long is taken over. */
 	leaseSeconds: number;
+	/** How often a worker with a free slot looks for a run when nothing woke it (runs taken over after a crash are found this way). */
 	pollIntervalSeconds: number;
 }
 
