@@ -76,6 +76,7 @@ const ZEnvironment = z.object({
 	// Evaluation runs (README, Evaluations).
 	EVALUATION_WORKER: z.enum(["inline", "off"]).default("inline"),
 	EVALUATION_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+	EVALUATION_RUNS_PER_WORKSPACE: z.coerce.number().int().min(1).max(64).default(1),
 	EVALUATION_LEASE_SECONDS: z.coerce.number().min(1).max(3600).default(30),
 });
 
@@ -165,6 +166,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 		evaluations: {
 			worker: env.EVALUATION_WORKER,
 			workerConcurrency: env.EVALUATION_WORKER_CONCURRENCY,
+			runsPerWorkspace: env.EVALUATION_RUNS_PER_WORKSPACE,
 			leaseSeconds: env.EVALUATION_LEASE_SECONDS,
 			pollIntervalSeconds: env.KNOWLEDGE_POLL_INTERVAL_SECONDS,
 		},

@@ -2,12 +2,13 @@ import { loadConfig } from "./config";
 import { resolveDatabase } from "./db/database-url";
 import { startPlatform } from "./platform";
 import { createLogger } from "./shared/logger";
-import { exitOnStartFailure, stopOnSignals } from "./shared/process-lifecycle";
+import { exitOnStartFailure, stopOnSignals, warnAboutEndOfLifeRuntime } from "./shared/process-lifecycle";
 
 /** Composition root: config -> database (embedded when DATABASE_URL is unset) -> platform. */
 async function main() {
 	const config = loadConfig();
 	const logger = createLogger(config.logLevel);
+	warnAboutEndOfLifeRuntime(logger);
 	const database = await resolveDatabase({
 		databaseUrl: config.databaseUrl,
 		dataDirectory: config.dataDirectory,

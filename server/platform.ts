@@ -7,7 +7,8 @@ import type { HttpLimits } from "./http/http-server";
 import type { OAuthOptions } from "./oauth/oauth-options";
 import { openDatabase } from "./db/orm";
 import { DEFAULT_EVALUATION_OPTIONS, declareEvaluationQueue, type EvaluationOptions } from "./jobs/evaluation-job";
-import { startEvaluationSweeper, startEvaluationWorker } from "./jobs/evaluation-worker";
+import { startEvaluationWorker } from "./jobs/evaluation-worker";
+import { PatternEngine } from "./modules/evaluations/scorers/pattern-engine";
 import { declareIngestionQueue } from "./jobs/ingestion-job";
 import { startIngestionWorker, startOrphanSweeper } from "./jobs/ingestion-worker";
 import { JobQueue } from "./jobs/job-queue";
@@ -109,6 +110,9 @@ export async function createPlatformServices(
 		// before the job queue so it closes after it (closers run in reverse): running jobs finish first.
 		const parsers = new ParserPool(knowledge.parsing, logger);
 		closers.push(() => parsers.close());
+		// Tenants' regular expressions (evaluation scorers) run on RE2 in a thread started on first use; closed after the jobs that match.
+		const patterns = new PatternEngine(logger);
+		closers.push(() => patterns.close());
 
 		const jobs = await JobQueue.start(options.databaseUrl, logger, { supervise: role !== "cli" });
 		// Here for a start that fails further on; on shutdown it has already run (registered again below).
@@ -174,6 +178,7 @@ export async function createPlatformServices(
 			vectorIndexes,
 			search,
 			parsers,
+			patterns,
 			providers: new ProviderAdapters(secrets, notifications, upstream),
 			deployments: new DeploymentResolver(notifications),
 			apiKeys: new ApiKeyCache(notifications),
@@ -195,9 +200,9 @@ export async function createPlatformServices(
 		}
 		if (role === "worker" || (role === "server" && knowledge.worker === "inline")) startIngestionWorker(orm, services, logger);
 		if (role === "worker" || (role === "server" && evaluations.worker === "inline")) {
-			startEvaluationWorker(services, evaluations, logger);
-			const evaluationSweeper = startEvaluationSweeper(services, evaluations, logger);
-			closers.push(() => evaluationSweeper.stop());
+			// Registered after the job queue's second registration: running runs wind down before the providers and traces they use close.
+			const evaluationWorker = startEvaluationWorker(services, evaluations, logger);
+			closers.push(() => evaluationWorker.stop());
 		}
 		return { services, close };
 	} catch (error) {

@@ -96,7 +96,6 @@ export const EVALUATION_COMMANDS: CommandSpec[] = [
 		path: "evaluation run cancel",
 		summary: "Stop a queued or running run (cases already scored stay)",
 		tool: "cancel_evaluation_run",
-		useCase: "cancelEvaluationRun",
 		flags: [workspaceFlag, runFlag],
 	},
 ];

@@ -8,7 +8,6 @@ import { z } from "zod";
 import { loadConfig } from "../../server/config";
 import { resolveDatabase } from "../../server/db/database-url";
 import { MCP_TOOLS } from "../../server/mcp/tool-registry";
-import { cancelEvaluationRun } from "../../server/modules/evaluations/cancel-evaluation-run";
 import { getKnowledgeDocument } from "../../server/modules/knowledge/get-knowledge-document";
 import { getKnowledgeSource } from "../../server/modules/knowledge/get-knowledge-source";
 import { listConnections } from "../../server/modules/oauth/list-connections";
@@ -39,7 +38,6 @@ const OPERATOR_USE_CASES = {
 	retireOldSigningKeys: (context: UseCaseContext) => retireOldSigningKeys(context.services.orm),
 	getKnowledgeSource: (context: UseCaseContext, input: Input) => getKnowledgeSource(context, input as Parameters<typeof getKnowledgeSource>[1]),
 	getKnowledgeDocument: (context: UseCaseContext, input: Input) => getKnowledgeDocument(context, input as Parameters<typeof getKnowledgeDocument>[1]),
-	cancelEvaluationRun: (context: UseCaseContext, input: Input) => cancelEvaluationRun(context, input),
 };
 
 export type OperatorUseCase = keyof typeof OPERATOR_USE_CASES;

@@ -4,7 +4,10 @@ import type { JobDefinition, JobQueue } from "./job-queue";
 export const ZEvaluationJob = z.object({ runId: z.string() });
 export type EvaluationJob = z.infer<typeof ZEvaluationJob>;
 
-/** One job per run; a run's progress lives in its rows, so any number of jobs for it are safe (the lease lets one work). */
+/**
+ * One job per started run, which only wakes a worker (EvaluationScheduler): the runs' table is the
+ * queue, and which run goes next is the scheduler's fair choice, not the jobs' order.
+ */
 export const EVALUATION_JOB: JobDefinition<EvaluationJob> = { name: "evaluation-run", payload: ZEvaluationJob };
 
 /** How a process works evaluation runs (EVALUATION_* settings). */
@@ -13,19 +16,17 @@ export interface EvaluationOptions {
 	worker: "inline" | "off";
 	/** Runs one process works at once (each generates `concurrency` cases at a time). */
 	workerConcurrency: number;
+	/** Runs one workspace may have running at once, across every process: the rest of the workers stay free for other workspaces. */
+	runsPerWorkspace: number;
 	/** A worker renews its claim on a run this often (a third of it); a claim not renewed for this long is taken over. */
 	leaseSeconds: number;
+	/** How often a worker with a free slot looks for a run when nothing woke it (runs taken over after a crash are found this way). */
 	pollIntervalSeconds: number;
 }
 
-export const DEFAULT_EVALUATION_OPTIONS: EvaluationOptions = { worker: "inline", workerConcurrency: 2, leaseSeconds: 30, pollIntervalSeconds: 0.5 };
+export const DEFAULT_EVALUATION_OPTIONS: EvaluationOptions = { worker: "inline", workerConcurrency: 2, runsPerWorkspace: 1, leaseSeconds: 30, pollIntervalSeconds: 0.5 };
 
 export async function declareEvaluationQueue(jobs: JobQueue, options: Pick<EvaluationOptions, "leaseSeconds">): Promise<void> {
-	await jobs.declare(EVALUATION_JOB, {
-		// A failed attempt releases its lease, so the retry resumes at once, skipping finished cases;
-		// a worker that vanished is noticed by the sweeper through its lapsed lease, not by job expiry.
-		retryLimit: 3,
-		retryDelay: 2,
-		expireInSeconds: Math.max(600, options.leaseSeconds * 4),
-	});
+	// A wake-up that fails is not worth retrying: the scheduler polls the runs anyway.
+	await jobs.declare(EVALUATION_JOB, { retryLimit: 0, expireInSeconds: Math.max(60, options.leaseSeconds) });
 }

@@ -13,6 +13,7 @@ import type { SecretBox } from "../shared/crypto";
 import type { Logger } from "../shared/logger";
 import type { Principal } from "../shared/principal";
 import type { ApiKeyCache } from "./api-keys/api-key-cache";
+import type { PatternEngine } from "./evaluations/scorers/pattern-engine";
 import type { DeploymentResolver } from "./assistants/deployment-cache";
 import type { QuotaDefaults, RequestQuotas } from "./quotas/consume-request-quota";
 import type { ProviderAdapters } from "./runtime/provider-adapters";
@@ -50,6 +51,8 @@ export interface PlatformServices {
 	readonly search: KnowledgeSearchCaches;
 	/** Parser processes for ingestion, forked on first use. */
 	readonly parsers: ParserPool;
+	/** Tenants' regular expressions, on RE2 in a thread of their own (evaluation scorers). */
+	readonly patterns: PatternEngine;
 	readonly providers: ProviderAdapters;
 	readonly deployments: DeploymentResolver;
 	readonly apiKeys: ApiKeyCache;

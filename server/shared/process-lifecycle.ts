@@ -38,3 +38,19 @@ export function exitOnStartFailure(error: unknown): never {
 	process.stderr.write(`${error instanceof Error ? (configuration ? error.message : (error.stack ?? error.message)) : String(error)}\n`);
 	process.exit(1);
 }
+
+/**
+ * Node 20 reached end of life in April 2026: say so once, as a log line, with what to run instead.
+ * oidc-provider prints its own unstructured "Unsupported runtime" line when it loads on Node 20;
+ * that one line is dropped (its advice is in ours), so every line the server writes stays JSON.
+ */
+export function warnAboutEndOfLifeRuntime(logger: Logger): void {
+	const major = Number(process.versions.node.split(".")[0]);
+	if (major >= 22) return;
+	logger.warn("this Node.js has reached end of life; run Node 22 or 24 LTS in production (see the README's Node section)", { node: process.version });
+	const warn = console.warn.bind(console);
+	console.warn = (...args: unknown[]) => {
+		if (typeof args[0] === "string" && args[0].includes("oidc-provider WARNING: Unsupported runtime")) return;
+		warn(...args);
+	};
+}

@@ -157,7 +157,8 @@ describe("a provider base URL on an address that is not allowed", () => {
 		expect(JSON.parse(cli.stderr || cli.stdout)).toMatchObject({
 			error: {
 				code: "VALIDATION_ERROR",
-				fields: [{ field: "baseUrl", issue: "Refused by the egress policy: ::ffff:7f00:2 is a special-use address (loopback, IPv4-mapped 127.0.0.2); the operator can allow it with EGRESS_ALLOW_HOSTS" }],
+				// The CLI names the flag the value came from.
+				fields: [{ field: "--base-url", issue: "Refused by the egress policy: ::ffff:7f00:2 is a special-use address (loopback, IPv4-mapped 127.0.0.2); the operator can allow it with EGRESS_ALLOW_HOSTS" }],
 			},
 		});
 		expect(internal.connections).toBe(0);

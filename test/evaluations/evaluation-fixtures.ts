@@ -6,7 +6,10 @@ import { addEvaluationCase } from "../../server/modules/evaluations/add-evaluati
 import { createEvaluationDataset } from "../../server/modules/evaluations/create-evaluation-dataset";
 import { getEvaluationRun } from "../../server/modules/evaluations/get-evaluation-run";
 import type { UseCaseContext } from "../../server/modules/platform-services";
+import { recordConnection } from "../../server/modules/oauth/approve-connection";
 import { setProviderCredential } from "../../server/modules/provider-credentials/set-provider-credential";
+import { MCP_SCOPES, type McpScope, type UserPrincipal } from "../../server/shared/principal";
+import { newId } from "../../server/shared/ids";
 import { startTestPlatform, type TestPlatform, type TestWorkspace } from "../helpers/platform";
 import { type ProviderStandIn, type RecordedRequest, type ScriptedAnswer, startProviderStandIn } from "../helpers/provider-stand-in";
 import { afterAll, beforeAll } from "vitest";
@@ -26,6 +29,12 @@ const ANSWERS: Record<string, { v1: string; v2: string }> = {
 	"What's your name?": { v1: "I am Orbit Bot.", v2: "I am Orbit Bot." },
 };
 
+/** The answer a grading prompt holds: the JSON string between the ANSWER markers of the grading's nonce. */
+export function gradedAnswer(prompt: string): string | undefined {
+	const section = /^<<<ANSWER-([0-9a-f]{32})\n(.*)\nANSWER-\1>>>$/m.exec(prompt);
+	return section ? (JSON.parse(section[2]) as string) : undefined;
+}
+
 function messagesOf(request: RecordedRequest): { role: string; content: string }[] {
 	return (request.body.messages as { role: string; content: string }[]) ?? [];
 }
@@ -41,7 +50,7 @@ export function answerByRequest(request: RecordedRequest): ScriptedAnswer | unde
 	if (model === SLOPPY_GRADER_MODEL) return { kind: "completion", content: "Looks good to me, maybe 8/10." };
 	if (model === GRADER_MODEL) {
 		const prompt = messages[messages.length - 1]?.content ?? "";
-		const answer = /<<<ANSWER\n([\s\S]*)\nANSWER>>>/.exec(prompt)?.[1] ?? "";
+		const answer = gradedAnswer(prompt) ?? "";
 		const good = answer.includes("30 days");
 		return { kind: "completion", content: JSON.stringify({ score: good ? 0.9 : 0.2, reasoning: good ? "States the 30-day window." : "Does not state the window." }) };
 	}
@@ -86,6 +95,18 @@ export async function datasetWithEveryScorer(context: () => UseCaseContext, work
 		sloppyGrader: await add({ input: "Explain refunds", scorers: [{ type: "contains", value: "30 days" }, { type: "rubric", name: "sloppy rubric", criteria: "Mentions the window.", provider: "openai", model: SLOPPY_GRADER_MODEL }] }),
 	};
 	return { dataset, cases };
+}
+
+/**
+ * A user principal over a real connection record, as the /mcp endpoint builds one from an access
+ * token: runs check their starter's connection before every case, so a made-up connection id
+ * would cancel them.
+ */
+export async function connectedUser(platform: TestPlatform, userId: string, options: { organizationId: string | null; scopes?: readonly McpScope[] }): Promise<UserPrincipal> {
+	const scopes = [...(options.scopes ?? MCP_SCOPES)];
+	const clientId = `client-${newId("test")}`;
+	const { connectionId } = await recordConnection(platform.operator(), { userId, organizationId: options.organizationId, clientId, clientName: "Test client", scopes, grantId: newId("grant") });
+	return { kind: "user", userId, clientId, connectionId, organizationId: options.organizationId, scopes: new Set(scopes) };
 }
 
 export async function waitForRun(context: () => UseCaseContext, workspaceId: string, runId: string, statuses = ["completed", "failed", "cancelled"], timeoutMs = 30_000) {

@@ -6,7 +6,6 @@ import { COMMANDS, GROUPS, TOOLS_WITHOUT_COMMAND } from "../../scripts/admin/com
 import { MCP_TOOLS } from "../../server/mcp/tool-registry";
 
 /** Mapped in the table ahead of the tool itself (the command runs its use case until then). */
-const TOOLS_BEING_ADDED = new Set(["cancel_evaluation_run"]);
 
 const registered = new Map(MCP_TOOLS.map((tool) => [tool.name, tool]));
 const mirroring = COMMANDS.filter((command) => command.tool && registered.has(command.tool));
@@ -114,11 +113,8 @@ describe("the operator CLI mirrors the MCP tools", () => {
 		}
 	});
 
-	it("names only tools that exist (or are being added, with a use case to run meanwhile)", () => {
-		for (const command of COMMANDS.filter((candidate) => candidate.tool && !registered.has(candidate.tool))) {
-			expect(TOOLS_BEING_ADDED.has(command.tool as string), `${command.path} mirrors an unknown tool ${command.tool}`).toBe(true);
-			expect(command.useCase, `${command.path} needs a use case until ${command.tool} is registered`).toBeDefined();
-		}
+	it("names only tools that exist, and runs a tool or a use case", () => {
+		for (const command of COMMANDS.filter((candidate) => candidate.tool)) expect(registered.has(command.tool as string), `${command.path} mirrors an unknown tool ${command.tool}`).toBe(true);
 		for (const command of COMMANDS) expect(command.tool ?? command.useCase, `${command.path} runs neither a tool nor a use case`).toBeDefined();
 	});
 

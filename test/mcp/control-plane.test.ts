@@ -316,6 +316,7 @@ describe("MCP control plane tools", () => {
 		add_evaluation_case: { datasetId: "evds_missing", input: "hi", scorers: [{ type: "contains", value: "hi" }] },
 		delete_evaluation_case: { caseId: "evcase_missing" },
 		run_evaluation: { datasetId: "evds_missing", target: { kind: "draft", assistantSlug: "helper" } },
+		cancel_evaluation_run: { runId: "evrun_missing" },
 		get_evaluation_run: { runId: "evrun_missing" },
 		list_evaluation_runs: {},
 	};

@@ -159,7 +159,8 @@ export const EvaluationRunSchema = new EntitySchema<EvaluationRun>({
 		createdAt: createdAtColumn,
 		updatedAt: updatedAtColumn,
 	},
-	indexes: [{ properties: ["workspace", "createdAt"] }, { properties: ["status", "leaseExpiresAt"] }],
+	// (workspace, startedAt): the fair choice of the next run reads when each waiting workspace last started one.
+	indexes: [{ properties: ["workspace", "createdAt"] }, { properties: ["status", "leaseExpiresAt"] }, { properties: ["workspace", "startedAt"] }],
 });
 
 export interface EvaluationScore {

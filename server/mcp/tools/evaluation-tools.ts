@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { addEvaluationCase } from "../../modules/evaluations/add-evaluation-case";
+import { cancelEvaluationRun } from "../../modules/evaluations/cancel-evaluation-run";
 import { createEvaluationDataset } from "../../modules/evaluations/create-evaluation-dataset";
 import { deleteEvaluationCase } from "../../modules/evaluations/delete-evaluation-case";
 import { deleteEvaluationDataset } from "../../modules/evaluations/delete-evaluation-dataset";
 import {
 	ADD_EVALUATION_CASE_SHAPE,
+	ZCancelEvaluationRunInput,
 	ZCaseRefInput,
 	ZCreateEvaluationDatasetInput,
 	ZDatasetRefInput,
@@ -66,7 +68,7 @@ const RUN = {
 		})
 		.nullable()
 		.describe("Set when the run ends: pass rate, mean score per scorer, latency p50/p95, tokens, cost"),
-	failureReason: nullable(z.string()),
+	failureReason: nullable(z.string()).describe("Why the run failed or was cancelled (who cancelled it, or what its starter lost)"),
 };
 const page = (item: z.ZodRawShape) => ({
 	data: z.array(z.object(item).passthrough()),
@@ -123,7 +125,7 @@ const addEvaluationCaseTool = defineTool({
 	name: "add_evaluation_case",
 	title: "Add an evaluation case",
 	description:
-		"Adds a case: `input` (or `messages`), optional `variables` and `expectedOutput`, and one or more scorers: exact_match, contains, regex (no nested quantifiers or backreferences), json (optionally with a schema), numeric (tolerance), rubric (criteria graded 0..1 by a provider and model you pick). Cases never change: to edit one, add its replacement with replacesCaseId.",
+		"Adds a case: `input` (or `messages`), optional `variables` and `expectedOutput`, and one or more scorers: exact_match, contains, regex (RE2 syntax, matched in linear time: no backreferences or lookaround), json (optionally with a schema), numeric (tolerance), rubric (criteria graded 0..1 by a provider and model you pick). Cases never change: to edit one, add its replacement with replacesCaseId.",
 	inputSchema: ADD_EVALUATION_CASE_SHAPE,
 	outputSchema: CASE,
 	annotations: WRITES,
@@ -146,12 +148,24 @@ const runEvaluationTool = defineTool({
 	name: "run_evaluation",
 	title: "Run an evaluation",
 	description:
-		"Runs every case of a dataset against an assistant version, its draft, or what an environment serves (frozen at start), in the background. Costs money (generations and model-graded scoring, counted against the workspace's spend quota). Poll get_evaluation_run until status is completed; compare two runs with its compareToRunId.",
+		"Runs every case of a dataset against an assistant version, its draft, or what an environment serves (frozen at start), in the background. Costs money (generations and model-graded scoring, counted against the workspace's spend quota). Poll get_evaluation_run until status is completed; stop it with cancel_evaluation_run; compare two runs with its compareToRunId. The run is cancelled if you lose access (leave the organization, drop below member, revoke this connection).",
 	inputSchema: ZStartEvaluationRunInput.shape,
 	outputSchema: RUN,
 	annotations: GENERATES,
 	permission: "evaluations:write",
 	run: (context, input) => startEvaluationRun(context, input),
+});
+
+const cancelEvaluationRunTool = defineTool({
+	name: "cancel_evaluation_run",
+	title: "Cancel an evaluation run",
+	description:
+		"Stops a queued or running evaluation run: no new case is generated (a case already being generated finishes), cases already scored keep their results, and the run reads cancelled with who cancelled it. A finished run cannot be cancelled.",
+	inputSchema: ZCancelEvaluationRunInput.shape,
+	outputSchema: RUN,
+	annotations: DESTRUCTIVE,
+	permission: "evaluations:write",
+	run: (context, input) => cancelEvaluationRun(context, input),
 });
 
 const getEvaluationRunTool = defineTool({
@@ -191,6 +205,7 @@ export const EVALUATION_TOOLS: McpTool[] = [
 	listEvaluationDatasetsTool,
 	getEvaluationDatasetTool,
 	runEvaluationTool,
+	cancelEvaluationRunTool,
 	createEvaluationDatasetTool,
 	deleteEvaluationDatasetTool,
 	addEvaluationCaseTool,

@@ -7,6 +7,7 @@ import { parseInput, ZAddEvaluationCaseInput } from "./evaluation-inputs";
 import { findLiveDataset } from "./find-evaluation-records";
 import { MAX_CASES_PER_DATASET } from "./get-evaluation-dataset";
 import { presentEvaluationCase } from "./present";
+import { checkScorerPatterns } from "./scorers/check-scorer-patterns";
 
 /**
  * A new case. Cases never change once written (runs may have scored them): an edit is a new case
@@ -15,6 +16,8 @@ import { presentEvaluationCase } from "./present";
 export async function addEvaluationCase(context: UseCaseContext, rawInput: unknown) {
 	const input = parseInput(ZAddEvaluationCaseInput, rawInput);
 	const workspaceId = await authorizeWorkspace(context, "evaluations:write", input.workspaceId);
+	const patternIssues = await checkScorerPatterns(context.services.patterns, workspaceId, input.scorers);
+	if (patternIssues.length > 0) throw AppError.validation(patternIssues);
 	return context.em.transactional(async (tx) => {
 		const dataset = await findLiveDataset(tx, workspaceId, input.datasetId);
 		// Locks the dataset row: concurrent adds cannot both pass the size check.

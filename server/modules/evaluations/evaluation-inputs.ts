@@ -81,6 +81,8 @@ export const ZGetEvaluationRunInput = z
 	})
 	.strict();
 
+export const ZCancelEvaluationRunInput = z.object({ workspaceId, runId: z.string().min(1).describe("Run id") }).strict();
+
 /** Parses a use case's input; every offender named, as the HTTP pipeline names them. */
 export function parseInput<T extends z.ZodTypeAny>(schema: T, input: unknown): z.output<T> {
 	const parsed = schema.safeParse(input);

@@ -1,24 +1,31 @@
+import type { PatternMatch } from "./pattern-engine";
+import { PATTERN_LIMITS, unsupportedConstruct } from "./tenant-pattern";
+
 /**
  * A documented subset of JSON Schema, enough for "the answer is an object with these fields":
  * type (string or list), properties, required, additionalProperties (boolean or schema), items
- * (one schema), enum, const, minimum, maximum, minLength, maxLength, minItems, maxItems. Other
- * keywords are refused when the scorer is written, rather than silently ignored; `pattern` is
- * left out on purpose (an untrusted regular expression per value). Validation is linear in the
- * size of the value times the depth of the schema.
+ * (one schema), enum, const, minimum, maximum, minLength, maxLength, pattern, minItems, maxItems.
+ * Other keywords are refused when the scorer is written, rather than silently ignored. `pattern`
+ * runs on the same linear-time engine as the regex scorer (RE2, off the event loop), never on
+ * JavaScript's backtracking RegExp. Validation is linear in the size of the value times the depth
+ * of the schema.
  */
 const KEYWORDS: ReadonlySet<string> = new Set([
 	"$schema", "title", "description", "type", "properties", "required", "additionalProperties", "items", "enum", "const",
-	"minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems",
+	"minimum", "maximum", "minLength", "maxLength", "pattern", "minItems", "maxItems",
 ]);
 const TYPES: ReadonlySet<string> = new Set(["object", "array", "string", "number", "integer", "boolean", "null"]);
 const MAX_DEPTH = 32;
 const MAX_SCHEMA_NODES = 1_000;
+/** Each is compiled when the scorer is written and run on every matching string: a handful is what a schema needs. */
+const MAX_SCHEMA_PATTERNS = 20;
 
 type Schema = Record<string, unknown>;
 
 /** The problem with a schema, or null when it is within the subset. */
 export function checkJsonSchemaSubset(schema: unknown): string | null {
 	let nodes = 0;
+	let patterns = 0;
 	const check = (node: unknown, path: string, depth: number): string | null => {
 		if (typeof node === "boolean") return null;
 		if (node === null || typeof node !== "object" || Array.isArray(node)) return `${path}: a schema must be an object`;
@@ -32,6 +39,13 @@ export function checkJsonSchemaSubset(schema: unknown): string | null {
 		for (const type of types) if (typeof type !== "string" || !TYPES.has(type)) return `${path}.type: unknown type ${JSON.stringify(type)}`;
 		for (const keyword of ["minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems"]) {
 			if (schemaNode[keyword] !== undefined && typeof schemaNode[keyword] !== "number") return `${path}.${keyword}: must be a number`;
+		}
+		if (schemaNode.pattern !== undefined) {
+			if (typeof schemaNode.pattern !== "string" || schemaNode.pattern === "") return `${path}.pattern: must be a regular expression`;
+			if (++patterns > MAX_SCHEMA_PATTERNS) return `the schema may have at most ${MAX_SCHEMA_PATTERNS} patterns`;
+			if (schemaNode.pattern.length > PATTERN_LIMITS.patternLength) return `${path}.pattern: at most ${PATTERN_LIMITS.patternLength} characters`;
+			const unsupported = unsupportedConstruct(schemaNode.pattern);
+			if (unsupported) return `${path}.pattern: ${unsupported}`;
 		}
 		if (schemaNode.required !== undefined && (!Array.isArray(schemaNode.required) || schemaNode.required.some((name) => typeof name !== "string"))) return `${path}.required: must be a list of names`;
 		if (schemaNode.enum !== undefined && !Array.isArray(schemaNode.enum)) return `${path}.enum: must be a list`;
@@ -55,6 +69,24 @@ export function checkJsonSchemaSubset(schema: unknown): string | null {
 	return check(schema, "schema", 0);
 }
 
+/** Every `pattern` of a schema already checked by checkJsonSchemaSubset, with where it is (to compile them when the scorer is written). */
+export function jsonSchemaPatterns(schema: unknown, path = "schema"): { path: string; pattern: string }[] {
+	if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return [];
+	const node = schema as Schema;
+	const found = typeof node.pattern === "string" ? [{ path: `${path}.pattern`, pattern: node.pattern }] : [];
+	const properties = (node.properties as Record<string, unknown> | undefined) ?? {};
+	for (const [name, child] of Object.entries(properties)) found.push(...jsonSchemaPatterns(child, `${path}.properties.${name}`));
+	found.push(...jsonSchemaPatterns(node.additionalProperties, `${path}.additionalProperties`));
+	found.push(...jsonSchemaPatterns(node.items, `${path}.items`));
+	return found;
+}
+
+/** A `pattern` that could not be run on a value (too long a text, the engine stopped): the scorer errors rather than guessing. */
+export class PatternNotRun extends Error {}
+
+/** Runs a schema's `pattern` on a string: the pattern engine, with the lane of the workspace. */
+export type PatternMatcher = (pattern: string, text: string) => Promise<PatternMatch>;
+
 function typeOf(value: unknown): string {
 	if (value === null) return "null";
 	if (Array.isArray(value)) return "array";
@@ -76,8 +108,11 @@ function jsonEqual(a: unknown, b: unknown): boolean {
 	return aKeys.length === Object.keys(bObject).length && aKeys.every((key) => Object.hasOwn(bObject, key) && jsonEqual((a as Record<string, unknown>)[key], bObject[key]));
 }
 
-/** The first violation, as `path: problem`, or null when the value satisfies the schema. */
-export function validateJsonSchemaSubset(schema: unknown, value: unknown, path = "$"): string | null {
+/**
+ * The first violation, as `path: problem`, or null when the value satisfies the schema. Throws
+ * PatternNotRun when a `pattern` could not be run.
+ */
+export async function validateJsonSchemaSubset(schema: unknown, value: unknown, matchPattern: PatternMatcher, path = "$"): Promise<string | null> {
 	if (schema === true) return null;
 	if (schema === false) return `${path}: no value is allowed here`;
 	const node = schema as Schema;
@@ -93,13 +128,18 @@ export function validateJsonSchemaSubset(schema: unknown, value: unknown, path =
 		const length = [...value].length;
 		if (typeof node.minLength === "number" && length < node.minLength) return `${path}: must have at least ${node.minLength} characters`;
 		if (typeof node.maxLength === "number" && length > node.maxLength) return `${path}: must have at most ${node.maxLength} characters`;
+		if (typeof node.pattern === "string") {
+			const outcome = await matchPattern(node.pattern, value);
+			if ("problem" in outcome) throw new PatternNotRun(`${path}: ${outcome.problem}`);
+			if (!outcome.matched) return `${path}: must match the pattern /${node.pattern}/`;
+		}
 	}
 	if (Array.isArray(value)) {
 		if (typeof node.minItems === "number" && value.length < node.minItems) return `${path}: must have at least ${node.minItems} items`;
 		if (typeof node.maxItems === "number" && value.length > node.maxItems) return `${path}: must have at most ${node.maxItems} items`;
 		if (node.items !== undefined) {
 			for (let index = 0; index < value.length; index++) {
-				const problem = validateJsonSchemaSubset(node.items, value[index], `${path}[${index}]`);
+				const problem = await validateJsonSchemaSubset(node.items, value[index], matchPattern, `${path}[${index}]`);
 				if (problem) return problem;
 			}
 		}
@@ -111,7 +151,7 @@ export function validateJsonSchemaSubset(schema: unknown, value: unknown, path =
 		for (const [name, child] of Object.entries(object)) {
 			const childSchema = Object.hasOwn(properties, name) ? properties[name] : node.additionalProperties;
 			if (childSchema === undefined) continue;
-			const problem = validateJsonSchemaSubset(childSchema, child, `${path}.${name}`);
+			const problem = await validateJsonSchemaSubset(childSchema, child, matchPattern, `${path}.${name}`);
 			if (problem) return problem;
 		}
 	}

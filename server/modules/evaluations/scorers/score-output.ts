@@ -21,9 +21,9 @@ async function runScorer(context: UseCaseContext, spec: ScorerSpec, origin: Gene
 		case "contains":
 			return scoreContains(spec, text.output, text.expected);
 		case "regex":
-			return scoreRegex(spec, text.output);
+			return scoreRegex(context.services.patterns, origin.workspaceId, spec, text.output);
 		case "json":
-			return scoreJson(spec, text.output);
+			return scoreJson(spec, text.output, (pattern, value) => context.services.patterns.test(origin.workspaceId, pattern, "", value));
 		case "numeric":
 			return scoreNumeric(spec, text.output, text.expected);
 		case "rubric":

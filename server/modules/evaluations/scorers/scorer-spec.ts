@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { PROVIDERS } from "../../../db/entities";
 import { checkJsonSchemaSubset } from "./json-schema-subset";
-import { checkRegexPattern } from "./regex-scorer";
+import { PATTERN_FLAGS, PATTERN_LIMITS, unsupportedConstruct } from "./tenant-pattern";
 
 // A fresh schema per scorer: one zod instance met twice in a tool's JSON Schema is written as a `$ref`, which some MCP clients do not follow.
 const name = () => z.string().min(1).max(100).optional().describe("How aggregates name this scorer; defaults to its type");
@@ -28,8 +28,12 @@ export const ZRegexScorer = z
 	.object({
 		type: z.literal("regex"),
 		name: name(),
-		pattern: z.string().min(1).max(1_000).describe("JavaScript regular expression the output must match; nested quantifiers and backreferences are refused"),
-		flags: z.string().regex(/^[imsu]*$/, "Only the flags i, m, s and u").max(4).default("").describe("Any of i, m, s, u"),
+		pattern: z
+			.string()
+			.min(1)
+			.max(PATTERN_LIMITS.patternLength)
+			.describe("Regular expression found anywhere in the output, in RE2 syntax (JavaScript's without backreferences or lookaround); matched in linear time"),
+		flags: z.string().regex(PATTERN_FLAGS, "Only the flags i, m, s and u").max(4).default("").describe("Any of i (ignore case), m (^ and $ at line ends), s (. matches newlines), u (no effect: matching is always by code point)"),
 	})
 	.strict();
 
@@ -38,7 +42,7 @@ export const ZJsonScorer = z
 		type: z.literal("json"),
 		name: name(),
 		// An object of any fields (`additionalProperties: true`): a record of z.unknown() reads as "anything" to MCP clients.
-		schema: z.object({}).passthrough().optional().describe("Optional JSON Schema (the documented subset) the parsed output must satisfy"),
+		schema: z.object({}).passthrough().optional().describe("Optional JSON Schema (the documented subset, `pattern` included) the parsed output must satisfy"),
 	})
 	.strict();
 
@@ -67,7 +71,7 @@ export const ZScorerSpec = z
 	.discriminatedUnion("type", [ZExactMatchScorer, ZContainsScorer, ZRegexScorer, ZJsonScorer, ZNumericScorer, ZRubricScorer])
 	.superRefine((spec, issues) => {
 		if (spec.type === "regex") {
-			const problem = checkRegexPattern(spec.pattern, spec.flags);
+			const problem = unsupportedConstruct(spec.pattern);
 			if (problem) issues.addIssue({ code: z.ZodIssueCode.custom, path: ["pattern"], message: problem });
 		}
 		if (spec.type === "json" && spec.schema !== undefined) {

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { validateJsonSchemaSubset } from "./json-schema-subset";
+import { PatternNotRun, type PatternMatcher, validateJsonSchemaSubset } from "./json-schema-subset";
 import type { ScorerOutcome } from "./scorer-outcome";
 import type { ZContainsScorer, ZExactMatchScorer, ZJsonScorer, ZNumericScorer } from "./scorer-spec";
 
@@ -42,7 +42,8 @@ export function scoreNumeric(spec: z.output<typeof ZNumericScorer>, output: stri
 	return { kind: "scored", score: passed ? 1 : 0, passed, reasoning: `Output's number ${actual} is ${difference} from ${target} (allowed: ${allowed})` };
 }
 
-export function scoreJson(spec: z.output<typeof ZJsonScorer>, output: string): ScorerOutcome {
+/** `matchPattern` runs the schema's `pattern`s (the workspace's lane of the pattern engine). */
+export async function scoreJson(spec: z.output<typeof ZJsonScorer>, output: string, matchPattern: PatternMatcher): Promise<ScorerOutcome> {
 	let value: unknown;
 	try {
 		value = JSON.parse(output);
@@ -50,7 +51,13 @@ export function scoreJson(spec: z.output<typeof ZJsonScorer>, output: string): S
 		return { kind: "scored", score: 0, passed: false, reasoning: `Output is not valid JSON: ${(error as Error).message}` };
 	}
 	if (spec.schema === undefined) return { kind: "scored", score: 1, passed: true, reasoning: "Output is valid JSON" };
-	const problem = validateJsonSchemaSubset(spec.schema, value);
+	let problem: string | null;
+	try {
+		problem = await validateJsonSchemaSubset(spec.schema, value, matchPattern);
+	} catch (error) {
+		if (error instanceof PatternNotRun) return { kind: "error", reason: `A pattern of the schema could not be run: ${error.message}` };
+		throw error;
+	}
 	return problem
 		? { kind: "scored", score: 0, passed: false, reasoning: `Output is JSON but does not match the schema: ${problem}` }
 		: { kind: "scored", score: 1, passed: true, reasoning: "Output is JSON matching the schema" };
