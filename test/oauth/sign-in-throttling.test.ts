@@ -167,16 +167,19 @@ describe("sign-in throttling", { timeout: 180_000 }, () => {
 		const email = await newUser("targeted");
 		const form = await connectionsForm(platform.url);
 		const attack = await Promise.all(Array.from({ length: 60 }, () => signIn(platform.url, form, email, WRONG, { from: "127.0.0.2" })));
-		expect(attack.filter((answer) => answer.status !== 429).length).toBeLessThanOrEqual(ALLOWANCE);
-		expect((await signIn(platform.url, form, email, PASSWORD, { from: "127.0.0.2" })).status).toBe(429);
 		// A forged X-Forwarded-For does not make the attacker someone else: no proxy is trusted by default.
 		const forged = await signIn(platform.url, form, email, WRONG, { from: "127.0.0.2", headers: { "x-forwarded-for": "198.51.100.23" } });
-		expect(forged.status).toBe(429);
+		const attackerWithThePassword = await signIn(platform.url, form, email, PASSWORD, { from: "127.0.0.2" });
 
 		// The person, elsewhere, mistypes once and then gets in at once.
 		const typo = await signIn(platform.url, form, email, WRONG, { from: "127.0.0.3" });
+		const person = await signIn(platform.url, form, email, PASSWORD, { from: "127.0.0.3" });
 		expect(typo.status).toBe(401);
-		expect(signedIn(await signIn(platform.url, form, email, PASSWORD, { from: "127.0.0.3" }))).toBe(true);
+		expect(signedIn(person)).toBe(true);
+
+		expect(attack.filter((answer) => answer.status !== 429).length).toBeLessThanOrEqual(ALLOWANCE);
+		expect(forged.status).toBe(429);
+		expect(attackerWithThePassword.status).toBe(429);
 	});
 
 	it("behind a trusted proxy, tells clients apart by X-Forwarded-For", async () => {
@@ -189,10 +192,11 @@ describe("sign-in throttling", { timeout: 180_000 }, () => {
 			// Each hop appends the address it received from: the attacker's own prefix is not believed.
 			const attacker = { "x-forwarded-for": "10.9.8.7, 203.0.113.50" };
 			const attack = await Promise.all(Array.from({ length: 30 }, () => signIn(proxied.url, form, email, WRONG, { headers: attacker })));
-			expect(attack.filter((answer) => answer.status !== 429).length).toBeLessThanOrEqual(ALLOWANCE);
 			const spoofed = await signIn(proxied.url, form, email, PASSWORD, { headers: { "x-forwarded-for": "192.0.2.1, 203.0.113.50" } });
+			const person = await signIn(proxied.url, form, email, PASSWORD, { headers: { "x-forwarded-for": "198.51.100.7" } });
+			expect(signedIn(person)).toBe(true);
+			expect(attack.filter((answer) => answer.status !== 429).length).toBeLessThanOrEqual(ALLOWANCE);
 			expect(spoofed.status).toBe(429);
-			expect(signedIn(await signIn(proxied.url, form, email, PASSWORD, { headers: { "x-forwarded-for": "198.51.100.7" } }))).toBe(true);
 		} finally {
 			await proxied.stop();
 		}
