@@ -7,7 +7,10 @@ import type { EgressSettings } from "./egress/egress";
 import type { EvaluationOptions } from "./jobs/evaluation-job";
 import type { KnowledgeOptions } from "./knowledge/options";
 import { DEFAULT_PARSING_OPTIONS } from "./knowledge/parse/parser-pool";
+import { DEFAULT_SIGN_IN_THROTTLE, type SignInThrottleOptions } from "./modules/oauth/sign-in-throttle";
 import type { OAuthOptions } from "./oauth/oauth-options";
+import { DEFAULT_PASSWORD_HASHING_LIMITS, type PasswordHashingLimits } from "./shared/crypto";
+import { TrustedProxies } from "./shared/trusted-proxies";
 
 /** A setting the process cannot start with; its message is the whole story, printed without a stack. */
 export class ConfigurationError extends Error {
@@ -73,6 +76,15 @@ const ZEnvironment = z.object({
 	OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK: z.enum(["true", "false"]).default("false"),
 	// Special-use addresses tenant-aimed calls (provider base URLs) may reach after all (server/egress/allow-list.ts).
 	EGRESS_ALLOW_HOSTS: z.string().default(""),
+	// Sign-in throttling and password hashing (README, Configuration).
+	SIGN_IN_ATTEMPTS: z.coerce.number().int().min(1).default(DEFAULT_SIGN_IN_THROTTLE.attemptsPerAccountAndAddress),
+	SIGN_IN_ADDRESS_ATTEMPTS: z.coerce.number().int().min(1).default(DEFAULT_SIGN_IN_THROTTLE.attemptsPerAddress),
+	SIGN_IN_ACCOUNT_ATTEMPTS: z.coerce.number().int().min(1).default(DEFAULT_SIGN_IN_THROTTLE.attemptsPerAccount),
+	SIGN_IN_BACKOFF_SECONDS: z.coerce.number().positive().max(86_400).default(DEFAULT_SIGN_IN_THROTTLE.backoffSeconds),
+	SIGN_IN_BACKOFF_MAX_SECONDS: z.coerce.number().positive().max(86_400).default(DEFAULT_SIGN_IN_THROTTLE.backoffMaxSeconds),
+	PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(DEFAULT_PASSWORD_HASHING_LIMITS.concurrency),
+	PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).default(DEFAULT_PASSWORD_HASHING_LIMITS.queue),
+	TRUSTED_PROXIES: z.string().default(""),
 	// Evaluation runs (README, Evaluations).
 	EVALUATION_WORKER: z.enum(["inline", "off"]).default("inline"),
 	EVALUATION_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
@@ -98,6 +110,9 @@ export interface Config {
 	http: { maxConnections: number; requestTimeoutMs: number; shutdownGraceMs: number };
 	oauth: OAuthOptions;
 	egress: EgressSettings;
+	signIn: SignInThrottleOptions;
+	passwordHashing: PasswordHashingLimits;
+	trustedProxies: string[];
 }
 
 /**
@@ -119,6 +134,14 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 		...(env.KNOWLEDGE_VECTOR_STORE === "pinecone" && !env.PINECONE_INDEX_HOST ? ["PINECONE_INDEX_HOST (KNOWLEDGE_VECTOR_STORE=pinecone)"] : []),
 	];
 	if (missing.length > 0) throw new ConfigurationError(`Invalid configuration: missing ${missing.join("; ")}`);
+	const trustedProxies = env.TRUSTED_PROXIES.split(",")
+		.map((entry) => entry.trim())
+		.filter((entry) => entry !== "");
+	try {
+		new TrustedProxies(trustedProxies);
+	} catch (error) {
+		throw new ConfigurationError(`Invalid configuration: TRUSTED_PROXIES: ${(error as Error).message}`);
+	}
 	// Shorter than the processing timeout, else the sweeper would take a document still being
 	// parsed for orphaned and run it twice; unset, at most half of it.
 	const parseTimeoutSeconds = env.KNOWLEDGE_PARSE_TIMEOUT_SECONDS ?? Math.min(DEFAULT_PARSING_OPTIONS.timeoutSeconds, env.KNOWLEDGE_PROCESSING_TIMEOUT_SECONDS / 2);
@@ -163,6 +186,15 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 			clientMetadataAllowLoopback: env.OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK === "true",
 		},
 		egress: { allowList: egressAllowList },
+		signIn: {
+			attemptsPerAccountAndAddress: env.SIGN_IN_ATTEMPTS,
+			attemptsPerAddress: env.SIGN_IN_ADDRESS_ATTEMPTS,
+			attemptsPerAccount: env.SIGN_IN_ACCOUNT_ATTEMPTS,
+			backoffSeconds: env.SIGN_IN_BACKOFF_SECONDS,
+			backoffMaxSeconds: Math.max(env.SIGN_IN_BACKOFF_MAX_SECONDS, env.SIGN_IN_BACKOFF_SECONDS),
+		},
+		passwordHashing: { concurrency: env.PASSWORD_HASH_CONCURRENCY, queue: env.PASSWORD_HASH_QUEUE },
+		trustedProxies,
 		evaluations: {
 			worker: env.EVALUATION_WORKER,
 			workerConcurrency: env.EVALUATION_WORKER_CONCURRENCY,

@@ -31,6 +31,9 @@ async function main() {
 		http: config.http,
 		oauth: config.oauth,
 		egress: config.egress,
+		signIn: config.signIn,
+		passwordHashing: config.passwordHashing,
+		trustedProxies: config.trustedProxies,
 	});
 	logger.info("listening", { port: config.port, publicBaseUrl: config.publicBaseUrl });
 

@@ -26,10 +26,12 @@ import { DEFAULT_QUOTAS, type QuotaDefaults, RequestQuotas } from "./modules/quo
 import { RedisWindowCounter } from "./modules/quotas/redis-window-counter";
 import { ProviderAdapters } from "./modules/runtime/provider-adapters";
 import { RunningGenerations } from "./modules/runtime/running-generations";
+import { DEFAULT_SIGN_IN_THROTTLE, type SignInThrottleOptions } from "./modules/oauth/sign-in-throttle";
 import { UpstreamHttp } from "./providers/upstream-http";
 import { TraceWriter } from "./modules/traces/trace-writer";
-import { SecretBox } from "./shared/crypto";
+import { DEFAULT_PASSWORD_HASHING_LIMITS, PasswordHashing, type PasswordHashingLimits, SecretBox } from "./shared/crypto";
 import { createLogger, type Logger } from "./shared/logger";
+import { TrustedProxies } from "./shared/trusted-proxies";
 
 /** On stop, how long the trace writer's last flush waits for generations still running (an evaluation case on a slow provider). */
 const GENERATIONS_SETTLE_MS = 10_000;
@@ -57,6 +59,12 @@ export interface PlatformOptions {
 	oauth?: Partial<OAuthOptions>;
 	/** EGRESS_ALLOW_HOSTS: the special-use addresses tenant-aimed calls may reach after all (server/egress/egress.ts); none by default. */
 	egress?: EgressSettings;
+	/** Sign-in throttling: allowances and delays (server/modules/oauth/sign-in-throttle.ts). */
+	signIn?: Partial<SignInThrottleOptions>;
+	/** scrypt computations at once, and waiting (server/shared/crypto.ts). */
+	passwordHashing?: Partial<PasswordHashingLimits>;
+	/** TRUSTED_PROXIES: addresses and CIDR ranges whose X-Forwarded-For names the client (server/shared/trusted-proxies.ts). */
+	trustedProxies?: string[];
 }
 
 /**
@@ -98,6 +106,8 @@ export async function createPlatformServices(
 			},
 			knowledge,
 			quotas: quotaDefaults,
+			signIn: { ...DEFAULT_SIGN_IN_THROTTLE, ...options.signIn },
+			trustedProxies: new TrustedProxies(options.trustedProxies ?? []),
 		};
 
 		const orm = await openDatabase(options.databaseUrl);
@@ -173,6 +183,7 @@ export async function createPlatformServices(
 			jobs,
 			secrets,
 			egress,
+			passwords: new PasswordHashing({ ...DEFAULT_PASSWORD_HASHING_LIMITS, ...options.passwordHashing }),
 			storage,
 			selfServedUploads: localStorage ? { store: localStorage, signer } : null,
 			vectorIndexes,

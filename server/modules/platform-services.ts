@@ -9,11 +9,13 @@ import type { KnowledgeOptions } from "../knowledge/options";
 import type { ParserPool } from "../knowledge/parse/parser-pool";
 import type { ObjectStorage, SelfServedUploads } from "../knowledge/storage/object-storage";
 import type { UploadTokenSigner } from "../knowledge/storage/upload-token";
-import type { SecretBox } from "../shared/crypto";
+import type { PasswordHashing, SecretBox } from "../shared/crypto";
 import type { Logger } from "../shared/logger";
 import type { Principal } from "../shared/principal";
+import type { TrustedProxies } from "../shared/trusted-proxies";
 import type { ApiKeyCache } from "./api-keys/api-key-cache";
 import type { PatternEngine } from "./evaluations/scorers/pattern-engine";
+import type { SignInThrottleOptions } from "./oauth/sign-in-throttle";
 import type { DeploymentResolver } from "./assistants/deployment-cache";
 import type { QuotaDefaults, RequestQuotas } from "./quotas/consume-request-quota";
 import type { ProviderAdapters } from "./runtime/provider-adapters";
@@ -26,6 +28,9 @@ export interface PlatformSettings {
 	readonly publicBaseUrl: string;
 	readonly knowledge: KnowledgeOptions;
 	readonly quotas: QuotaDefaults;
+	readonly signIn: SignInThrottleOptions;
+	/** Which client a request comes from (TRUSTED_PROXIES), for limits kept per client. */
+	readonly trustedProxies: TrustedProxies;
 }
 
 /**
@@ -44,6 +49,8 @@ export interface PlatformServices {
 	readonly secrets: SecretBox;
 	/** The one way out for calls a tenant can aim (provider base URLs, tools): checked by the egress policy. */
 	readonly egress: Egress;
+	/** Every password hashed or checked in this process, a few at a time (server/shared/crypto.ts). */
+	readonly passwords: PasswordHashing;
 	readonly storage: ObjectStorage;
 	/** Present when presigned URLs point at this server (local-disk storage), null for S3. */
 	readonly selfServedUploads: { store: SelfServedUploads; signer: UploadTokenSigner } | null;

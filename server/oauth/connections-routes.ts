@@ -81,7 +81,7 @@ export function createConnectionsRoutes(services: PlatformServices) {
 			}
 			const email = form.get("email") ?? "";
 			try {
-				const { userId } = await signInUser(context(), { email, password: form.get("password") ?? "" });
+				const { userId } = await signInUser(context(), { email, password: form.get("password") ?? "", clientAddress: services.settings.trustedProxies.clientAddress(request) });
 				const expires = Math.floor(Date.now() / 1000) + SESSION_SECONDS;
 				const value = `${userId}.${expires}.${sign(sessionKey, `${userId}.${expires}`)}`;
 				redirect(response, CONNECTIONS_PATH, {

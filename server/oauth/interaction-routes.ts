@@ -64,7 +64,7 @@ export function createInteractionRoutes(services: PlatformServices, server: Auth
 	async function signIn(request: IncomingMessage, response: ServerResponse, interaction: Interaction, form: URLSearchParams) {
 		const email = form.get("email") ?? "";
 		try {
-			const { userId } = await signInUser(context(), { email, password: form.get("password") ?? "" });
+			const { userId } = await signInUser(context(), { email, password: form.get("password") ?? "", clientAddress: services.settings.trustedProxies.clientAddress(request) });
 			await server.provider.interactionFinished(request, response, { login: { accountId: userId } }, { mergeWithLastSubmission: false });
 		} catch (error) {
 			if (!(error instanceof AppError) || error.status >= 500) throw error;

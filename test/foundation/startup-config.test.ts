@@ -65,3 +65,26 @@ describe("socket settings", () => {
 		expect(() => loadConfig({ ...base, HTTP_SHUTDOWN_GRACE_SECONDS: "-1" })).toThrow("HTTP_SHUTDOWN_GRACE_SECONDS");
 	});
 });
+
+describe("sign-in settings", () => {
+	const base = { SECRET_KEY: "x".repeat(32) };
+
+	it("TRUSTED_PROXIES takes addresses and CIDR ranges, and refuses to start on anything else, naming it", () => {
+		expect(loadConfig(base).trustedProxies).toEqual([]);
+		expect(loadConfig({ ...base, TRUSTED_PROXIES: " 10.0.0.0/8, 192.168.1.7 ,fd00::/8," }).trustedProxies).toEqual(["10.0.0.0/8", "192.168.1.7", "fd00::/8"]);
+		for (const entry of ["proxy.internal", "10.0.0.0/33", "10.0.0.1/", "::1/129"]) {
+			expect(() => loadConfig({ ...base, TRUSTED_PROXIES: `10.0.0.1,${entry}` })).toThrow(new RegExp(`TRUSTED_PROXIES: "${entry.replace(/[./]/g, "\\$&")}" is not an IP address or CIDR range`));
+		}
+	});
+
+	it("SIGN_IN_* and PASSWORD_HASH_* reach the throttle and the hashing line, with defaults", () => {
+		expect(loadConfig(base).signIn).toEqual({ attemptsPerAccountAndAddress: 5, attemptsPerAddress: 50, attemptsPerAccount: 100, backoffSeconds: 30, backoffMaxSeconds: 900 });
+		expect(loadConfig(base).passwordHashing).toEqual({ concurrency: 1, queue: 8 });
+		const set = loadConfig({ ...base, SIGN_IN_ATTEMPTS: "3", SIGN_IN_BACKOFF_SECONDS: "60", SIGN_IN_BACKOFF_MAX_SECONDS: "10", PASSWORD_HASH_CONCURRENCY: "2", PASSWORD_HASH_QUEUE: "0" });
+		// A maximum below the first delay is the first delay.
+		expect(set.signIn).toMatchObject({ attemptsPerAccountAndAddress: 3, backoffSeconds: 60, backoffMaxSeconds: 60 });
+		expect(set.passwordHashing).toEqual({ concurrency: 2, queue: 0 });
+		expect(() => loadConfig({ ...base, SIGN_IN_ATTEMPTS: "0" })).toThrow("SIGN_IN_ATTEMPTS");
+		expect(() => loadConfig({ ...base, PASSWORD_HASH_CONCURRENCY: "0" })).toThrow("PASSWORD_HASH_CONCURRENCY");
+	});
+});

@@ -89,19 +89,27 @@ export const OAuthSigningKeySchema = new EntitySchema<OAuthSigningKey>({
 	},
 });
 
-/** Failed sign-ins per email on the consent screen, shared by every instance (throttling). */
-export interface SignInFailure {
-	/** SHA-256 of the lower-cased email: the table never holds addresses of people who do not exist. */
+/**
+ * Failed sign-ins counted for one key (an email, an address, or the pair), shared by every
+ * instance: the sign-in throttle (server/modules/oauth/sign-in-throttle.ts).
+ */
+export interface SignInThrottle {
+	/** HMAC of the key under SECRET_KEY: the table holds no email or client address in clear. */
 	id: string;
+	/** Consecutive failures, counting sign-ins being checked right now. */
 	failures: number;
-	windowStartedAt: Date;
+	/** The next attempt for this key is refused unchecked before this. */
+	blockedUntil: Date;
+	/** The count starts over after this (an hour after the delay it earned has passed); rows past it are deleted. */
+	forgetAt: Date;
 }
-export const SignInFailureSchema = new EntitySchema<SignInFailure>({
-	name: "SignInFailure",
-	tableName: "sign_in_failures",
+export const SignInThrottleSchema = new EntitySchema<SignInThrottle>({
+	name: "SignInThrottle",
+	tableName: "sign_in_throttles",
 	properties: {
 		id: idColumn,
 		failures: { type: "integer" },
-		windowStartedAt: timestamp(),
+		blockedUntil: timestamp(),
+		forgetAt: timestamp({ index: true }),
 	},
 });

@@ -6,6 +6,7 @@ import { Migration20261123160545 } from "./migration-20261123160545";
 import { Migration20261123163026 } from "./migration-20261123163026";
 import { Migration20261123163620 } from "./migration-20261123163620";
 import { Migration20261123170407 } from "./migration-20261123170407";
+import { Migration20261126132000 } from "./migration-20261126132000";
 import { Migration20261126132921 } from "./migration-20261126132921";
 
 export const MIGRATIONS = [
@@ -16,5 +17,6 @@ export const MIGRATIONS = [
 	{ name: "migration-20261123163026", class: Migration20261123163026 },
 	{ name: "migration-20261123163620", class: Migration20261123163620 },
 	{ name: "migration-20261123170407", class: Migration20261123170407 },
+	{ name: "migration-20261126132000", class: Migration20261126132000 },
 	{ name: "migration-20261126132921", class: Migration20261126132921 },
 ];

@@ -1,6 +1,5 @@
 import { MEMBER_ROLES, type MemberRole, MembershipSchema, OrganizationSchema, UserSchema } from "../../db/entities";
 import { AppError, type FieldIssue } from "../../shared/app-error";
-import { hashPassword } from "../../shared/crypto";
 import { newId } from "../../shared/ids";
 import type { UseCaseContext } from "../platform-services";
 
@@ -30,7 +29,7 @@ export async function createUser(
 	if (!(await em.findOne(OrganizationSchema, { id: input.organizationId }))) throw AppError.notFound("Organization");
 	if (await em.findOne(UserSchema, { email })) throw new AppError("INVALID_REQUEST", `A user with email ${email} already exists`);
 	const userId = newId("usr");
-	em.create(UserSchema, { id: userId, email, passwordHash: await hashPassword(input.password), name: input.name ?? null });
+	em.create(UserSchema, { id: userId, email, passwordHash: await context.services.passwords.hash(input.password), name: input.name ?? null });
 	const membershipId = newId("mem");
 	em.create(MembershipSchema, { id: membershipId, organization: input.organizationId, user: userId, role: input.role as MemberRole });
 	await em.flush();
