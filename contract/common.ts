@@ -16,6 +16,15 @@ export interface RouteMetadata {
 	idempotent?: boolean;
 	/** A body limit of its own, in place of REQUEST_BODY_LIMIT_BYTES. */
 	bodyLimit?: BodyLimit;
+	/** Headers the route answers with beyond X-Request-Id, by name; documented in openapi.yaml. */
+	responseHeaders?: Readonly<Record<string, ResponseHeader>>;
+}
+
+export interface ResponseHeader {
+	/** The OpenAPI component it is documented as (components/headers). */
+	component: string;
+	description: string;
+	type: "string" | "integer";
 }
 
 /**

@@ -23,7 +23,7 @@ import { type AppRoute, type AppRouter, isAppRoute, isAppRouteNoBody, isAppRoute
 import { generate as runOrval } from "orval";
 import ts from "typescript";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
-import { contract, ERROR_STATUSES, type RouteMetadata, SCOPES, type Scope } from "../contract/index";
+import { contract, ERROR_STATUSES, type ResponseHeader, type RouteMetadata, SCOPES, type Scope } from "../contract/index";
 import { REQUEST_BODY_LIMIT_BYTES, ZErrorEnvelope } from "../contract/schemas/common";
 import { MAX_DOCUMENT_BYTES } from "../contract/schemas/knowledge";
 import { z } from "../contract/zod";
@@ -199,12 +199,33 @@ function responseFor(route: AppRoute, status: number, response: unknown, scope: 
 		return { description: "See the operation's description.", headers: REQUEST_ID_HEADER, content: { "application/json": { schema: ZErrorEnvelope } } };
 	}
 	const description = SUCCESS_STATUS_TEXT[status] ?? `Status ${status}`;
-	if (isAppRouteNoBody(response as never)) return { description, headers: REQUEST_ID_HEADER };
+	const headers = { ...REQUEST_ID_HEADER, ...declaredResponseHeaders(route) };
+	if (isAppRouteNoBody(response as never)) return { description, headers };
 	if (isAppRouteOtherResponse(response as never)) {
 		const other = response as unknown as { contentType: string; body: z.ZodTypeAny };
-		return { description: `${description}: \`${other.contentType}\``, headers: REQUEST_ID_HEADER, content: { [other.contentType]: { schema: other.body } } };
+		return { description: `${description}: \`${other.contentType}\``, headers, content: { [other.contentType]: { schema: other.body } } };
 	}
-	return { description, headers: REQUEST_ID_HEADER, content: { "application/json": { schema: response as z.ZodTypeAny } } };
+	return { description, headers, content: { "application/json": { schema: response as z.ZodTypeAny } } };
+}
+
+/** The route's own response headers (metadata.responseHeaders), each a reference to its component. */
+function declaredResponseHeaders(route: AppRoute): Record<string, { $ref: string }> {
+	const declared = (route.metadata as RouteMetadata | undefined)?.responseHeaders ?? {};
+	return Object.fromEntries(Object.entries(declared).map(([name, header]) => [name, { $ref: `#/components/headers/${header.component}` }]));
+}
+
+/** Each response header component once, whichever routes declare it. */
+function registerResponseHeaders(registry: OpenAPIRegistry, routes: AppRoute[]): void {
+	const registered = new Map<string, ResponseHeader>();
+	for (const route of routes) {
+		for (const header of Object.values((route.metadata as RouteMetadata | undefined)?.responseHeaders ?? {})) {
+			const earlier = registered.get(header.component);
+			if (earlier && (earlier.description !== header.description || earlier.type !== header.type)) throw new Error(`response header ${header.component} is declared twice, differently`);
+			if (earlier) continue;
+			registered.set(header.component, header);
+			registry.registerComponent("headers", header.component, { description: header.description, schema: { type: header.type } });
+		}
+	}
 }
 
 function routeConfig(route: AppRoute): RouteConfig {
@@ -266,7 +287,9 @@ export function buildOpenApiDocument(version: string) {
 		schema: { type: "integer", minimum: 0 },
 	});
 	registerErrorResponses(registry);
-	for (const route of collectRoutes(contract)) registry.registerPath(routeConfig(route));
+	const routes = collectRoutes(contract);
+	registerResponseHeaders(registry, routes);
+	for (const route of routes) registry.registerPath(routeConfig(route));
 
 	const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
 		openapi: "3.1.0",

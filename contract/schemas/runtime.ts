@@ -31,20 +31,62 @@ export const ZAssistantMessage = z
 	.object({ role: z.literal("assistant"), content: z.string() })
 	.openapi("AssistantMessage", { example: { role: "assistant", content: "Hello!" } });
 
+/**
+ * Headers of a generation's answer that name what served it. Set once the generation reached its
+ * provider (from then on it is traced, failed or not): on the JSON answer, when a stream opens, and
+ * on an error answered after that point.
+ */
+export const GENERATION_HEADERS = {
+	traceId: "X-Trace-Id",
+	assistantVersion: "X-Assistant-Version",
+	assistantEnvironment: "X-Assistant-Environment",
+} as const;
+
+export const ZTraceId = z.string().openapi({
+	description: "The trace recording this generation (`trace_...`); the same id as the `X-Trace-Id` header. Read it with the MCP tool `get_trace` or in the dashboard's traces.",
+	example: "trace_01JD3Q8Z5V6W7X8Y9Z0A1B2C3D",
+});
+
+export const ZServedAssistant = z
+	.object({
+		slug: z.string().openapi({ description: "The assistant's slug, as called." }),
+		version: z.number().int().min(1).openapi({ description: "The published version that answered (also the `X-Assistant-Version` header)." }),
+		environment: z.string().openapi({ description: "The environment whose deployment served it (also the `X-Assistant-Environment` header)." }),
+	})
+	.openapi("ServedAssistant", {
+		description: "Which published version of the assistant answered, and in which environment.",
+		example: { slug: "support-bot", version: 3, environment: "production" },
+	});
+export type TServedAssistant = z.infer<typeof ZServedAssistant>;
+
 export const ZGenerationResult = z
 	.object({
 		message: ZAssistantMessage,
 		finishReason: ZFinishReason,
 		usage: ZUsage,
+		traceId: ZTraceId,
 	})
 	.openapi("GenerationResult", {
 		example: {
 			message: { role: "assistant", content: "Hello!" },
 			finishReason: "stop",
 			usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15 },
+			traceId: "trace_01JD3Q8Z5V6W7X8Y9Z0A1B2C3D",
 		},
 	});
 export type TGenerationResult = z.infer<typeof ZGenerationResult>;
+
+export const ZAssistantGenerationResult = ZGenerationResult.extend({ assistant: ZServedAssistant }).openapi("AssistantGenerationResult", {
+	description: "A deployed assistant's answer: the generation result, and which published version answered.",
+	example: {
+		message: { role: "assistant", content: "Your order left our warehouse yesterday." },
+		finishReason: "stop",
+		usage: { inputTokens: 42, outputTokens: 9, totalTokens: 51 },
+		traceId: "trace_01JD3Q8Z5V6W7X8Y9Z0A1B2C3D",
+		assistant: { slug: "support-bot", version: 3, environment: "production" },
+	},
+});
+export type TAssistantGenerationResult = z.infer<typeof ZAssistantGenerationResult>;
 
 export const GENERATION_DEFAULTS = { timeoutMs: 60_000, maxRetries: 2 } as const;
 
@@ -97,7 +139,10 @@ export const ZVariableValue = z.union([z.string(), z.number(), z.boolean()]);
 export const ZAssistantRunInput = z
 	.object({
 		input: z.string().max(1_000_000).openapi({ description: "Runtime input (the user's turn)." }),
-		variables: z.record(ZVariableValue).optional().openapi({ description: "Values for the version's declared prompt variables." }),
+		variables: z.record(ZVariableValue).optional().openapi({
+			description:
+				"Values for the version's declared prompt variables, by name: each a string, number or boolean of the variable's declared type. Omitted optional ones take their default (or render empty); an undeclared name, a missing required one or a value of another type is 400 VALIDATION_ERROR on `variables.<name>`.",
+		}),
 		environment: ZSlug.optional().openapi({ description: "Deployment environment slug; default `production`.", example: "production" }),
 	})
 	.strict()
@@ -117,7 +162,13 @@ export type TStreamError = z.infer<typeof ZStreamError>;
 export const ZStreamDelta = z.object({ content: z.string().openapi({ description: "The next piece of generated text; concatenate in order." }) }).openapi("StreamDelta", {
 	description: "Data of a `delta` event.",
 });
-export const ZStreamDone = z.object({ finishReason: ZFinishReason }).openapi("StreamDone", { description: "Data of the `done` event." });
+export const ZStreamDone = z
+	.object({
+		finishReason: ZFinishReason,
+		traceId: ZTraceId,
+		assistant: ZServedAssistant.optional(),
+	})
+	.openapi("StreamDone", { description: "Data of the `done` event: how the generation finished, its trace and, on a deployed assistant's stream, the version that answered (`assistant`)." });
 
 /** One frame of the stream: `event: <name>` and `data: <JSON>`, the data's schema named by the event. */
 function streamEvent<TData extends z.ZodTypeAny>(name: string, component: string, data: TData, description: string) {
@@ -128,9 +179,10 @@ export const SSE_DESCRIPTION = [
 	"Server-Sent Events. Each frame is `event: <name>` and `data: <json>`; this schema describes one frame, as `{event, data}` (the data line holds `data` as JSON).",
 	"Sequence: zero or more `delta` (StreamDelta), then `usage` (Usage), then `done` (StreamDone);",
 	"or a terminal `error` (StreamError) after which the stream ends.",
-	"Comment lines (`: keep-alive`) are sent during long silences. Clients ignore unknown event names.",
+	"Comment lines (`: keep-alive`) are sent during long silences. Clients ignore unknown event names and unknown fields.",
+	"The response headers name the trace (`X-Trace-Id`) and, for a deployed assistant, the version and environment that answered (`X-Assistant-Version`, `X-Assistant-Environment`); `done` repeats them.",
 	"Abort the request to cancel the generation; the upstream provider request is cancelled at once.",
-	'Example:\n\n```\nevent: delta\ndata: {"content":"Hel"}\n\nevent: delta\ndata: {"content":"lo"}\n\nevent: usage\ndata: {"inputTokens":5,"outputTokens":2,"totalTokens":7}\n\nevent: done\ndata: {"finishReason":"stop"}\n```',
+	'Example:\n\n```\nevent: delta\ndata: {"content":"Hel"}\n\nevent: delta\ndata: {"content":"lo"}\n\nevent: usage\ndata: {"inputTokens":5,"outputTokens":2,"totalTokens":7}\n\nevent: done\ndata: {"finishReason":"stop","traceId":"trace_01JD3Q8Z5V6W7X8Y9Z0A1B2C3D"}\n```',
 ].join(" ");
 
 export const ZSseStream = z

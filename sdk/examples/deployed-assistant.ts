@@ -9,7 +9,10 @@ const answer = await client.assistants.run("support-bot", {
 	variables: { customerName: "Ada" },
 });
 console.log(answer.message.content);
+// Which published version answered, and the trace recording it (the MCP tool get_trace reads it).
+console.log(`version ${answer.assistant.version} in ${answer.assistant.environment}, trace ${answer.traceId}`);
 
-// Streamed, naming the environment (a staging deployment is called the same way).
+// Streamed, naming the environment (a staging deployment is called the same way); `done` names the version and the trace too.
 const stream = await client.assistants.stream("support-bot", { input: "And my refund?", variables: { customerName: "Ada" }, environment: "production" });
-console.log(await stream.text());
+const result = await stream.finalResult();
+console.log(`${result.text} (version ${result.assistant?.version}, trace ${result.traceId})`);

@@ -51,6 +51,11 @@ export class APIError extends PlatformError {
 	readonly fields: FieldIssue[] | undefined;
 	/** The `X-Request-Id` response header; quote it when reporting a problem. */
 	readonly requestId: string | undefined;
+	/**
+	 * The `X-Trace-Id` header: set when a generation failed after it reached the model provider (a
+	 * provider error, a timeout), whose trace then records the failure.
+	 */
+	readonly traceId: string | undefined;
 	readonly headers: Headers;
 	/** The parsed body (the envelope, or the raw text when it is not JSON). */
 	readonly body: unknown;
@@ -63,6 +68,7 @@ export class APIError extends PlatformError {
 		this.code = isErrorEnvelope(body) ? body.code : undefined;
 		this.fields = isErrorEnvelope(body) ? body.fields : undefined;
 		this.requestId = headers.get("x-request-id") ?? undefined;
+		this.traceId = headers.get("x-trace-id") ?? undefined;
 	}
 
 	private static describe(status: number, body: unknown, message: string | undefined): string {

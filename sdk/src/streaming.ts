@@ -8,7 +8,8 @@
  * (possibly split across chunks), `:` starts a comment (keep-alives), a blank line dispatches.
  */
 import { GenerationStreamError, PlatformError } from "./errors.js";
-import type { FinishReason, StreamError, Usage } from "./generated/api.js";
+import type { FinishReason, ServedAssistant, StreamDone, StreamError, Usage } from "./generated/api.js";
+import { traceIdOf } from "./core/api-promise.js";
 import { transportError } from "./core/request.js";
 
 /** One dispatched event of an event stream, before its data is interpreted. */
@@ -29,7 +30,7 @@ export interface ServerSentEvent {
 export type StreamEvent =
 	| { event: "delta"; data: { content: string } }
 	| { event: "usage"; data: Usage }
-	| { event: "done"; data: { finishReason: FinishReason } }
+	| { event: "done"; data: StreamDone }
 	| { event: "error"; data: StreamError };
 
 const KNOWN_EVENTS: ReadonlySet<string> = new Set<StreamEvent["event"]>(["delta", "usage", "done", "error"]);
@@ -133,16 +134,23 @@ export interface StreamResult {
 	finishReason: FinishReason | undefined;
 	/** From the `usage` event. */
 	usage: Usage | undefined;
+	/** From the `done` event: the trace recording the generation. */
+	traceId: string | undefined;
+	/** From the `done` event of a deployed assistant's stream: the published version that answered, and where. */
+	assistant: ServedAssistant | undefined;
 }
 
 /** Reads events to the end; a terminal `error` event is thrown as GenerationStreamError. */
 export async function collectStream(events: AsyncIterable<StreamEvent>): Promise<StreamResult> {
-	const result: StreamResult = { text: "", finishReason: undefined, usage: undefined };
+	const result: StreamResult = { text: "", finishReason: undefined, usage: undefined, traceId: undefined, assistant: undefined };
 	for await (const event of events) {
 		if (event.event === "delta") result.text += event.data.content;
 		else if (event.event === "usage") result.usage = event.data;
-		else if (event.event === "done") result.finishReason = event.data.finishReason;
-		else if (event.event === "error") throw new GenerationStreamError(event.data);
+		else if (event.event === "done") {
+			result.finishReason = event.data.finishReason;
+			result.traceId = event.data.traceId;
+			result.assistant = event.data.assistant;
+		} else if (event.event === "error") throw new GenerationStreamError(event.data);
 	}
 	return result;
 }
@@ -165,6 +173,22 @@ export class Stream implements AsyncIterable<StreamEvent> {
 	/** The `X-Request-Id` of the streaming response. */
 	get requestId(): string | undefined {
 		return this.response.headers.get("x-request-id") ?? undefined;
+	}
+
+	/** The `X-Trace-Id` of the streaming response: the trace recording this generation, known before the first event. */
+	get traceId(): string | undefined {
+		return traceIdOf(this.response.headers);
+	}
+
+	/** On a deployed assistant's stream, the published version that answers (`X-Assistant-Version`), known before the first event. */
+	get assistantVersion(): number | undefined {
+		const version = this.response.headers.get("x-assistant-version");
+		return version === null ? undefined : Number(version);
+	}
+
+	/** On a deployed assistant's stream, the environment whose deployment serves it (`X-Assistant-Environment`). */
+	get assistantEnvironment(): string | undefined {
+		return this.response.headers.get("x-assistant-environment") ?? undefined;
 	}
 
 	async *[Symbol.asyncIterator](): AsyncGenerator<StreamEvent> {

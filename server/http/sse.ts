@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TStreamError } from "../../contract/schemas/runtime";
-import type { CallerPresence } from "../modules/runtime/generation-deadline";
+import type { GenerationCaller } from "../modules/runtime/run-generation";
 import { ProviderError } from "../providers/provider-error";
 import type { ProviderStreamEvent } from "../providers/types";
 import { AppError } from "../shared/app-error";
@@ -14,14 +14,17 @@ export function formatSseFrame(event: string, data: unknown): string {
 	return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-function frameOf(event: ProviderStreamEvent): string {
+/** Fields the `done` event carries beside finishReason (the trace id, the assistant version that answered). */
+export type DoneFields = Record<string, unknown>;
+
+function frameOf(event: ProviderStreamEvent, done: DoneFields | undefined): string {
 	switch (event.type) {
 		case "delta":
 			return formatSseFrame("delta", { content: event.content });
 		case "usage":
 			return formatSseFrame("usage", { inputTokens: event.inputTokens, outputTokens: event.outputTokens, totalTokens: event.totalTokens });
 		case "finish":
-			return formatSseFrame("done", { finishReason: event.finishReason });
+			return formatSseFrame("done", done ? { finishReason: event.finishReason, ...done } : { finishReason: event.finishReason });
 	}
 }
 
@@ -34,8 +37,14 @@ export function streamErrorOf(error: unknown): TStreamError {
 const KEEP_ALIVE = Symbol("keep-alive");
 
 /** Yields SSE text: every event as soon as it arrives, a `: keep-alive` comment after each silent interval, a terminal `error` frame on failure. */
-async function* encodeEvents(first: ProviderStreamEvent, rest: AsyncIterator<ProviderStreamEvent>, keepAliveMs: number, onError: (error: unknown) => void): AsyncGenerator<string> {
-	yield frameOf(first);
+async function* encodeEvents(
+	first: ProviderStreamEvent,
+	rest: AsyncIterator<ProviderStreamEvent>,
+	keepAliveMs: number,
+	onError: (error: unknown) => void,
+	done: DoneFields | undefined,
+): AsyncGenerator<string> {
+	yield frameOf(first, done);
 	for (;;) {
 		const next = rest.next();
 		let result: IteratorResult<ProviderStreamEvent> | typeof KEEP_ALIVE;
@@ -56,13 +65,17 @@ async function* encodeEvents(first: ProviderStreamEvent, rest: AsyncIterator<Pro
 			if (result === KEEP_ALIVE) yield ": keep-alive\n\n";
 		} while (result === KEEP_ALIVE);
 		if (result.done) return;
-		yield frameOf(result.value);
+		yield frameOf(result.value, done);
 	}
 }
 
-/** The client, as a generation sees it: gone when the connection closes before the response was sent in full. */
-export function clientPresence(response: ServerResponse): CallerPresence {
+/**
+ * The client, as a generation sees it: gone when the connection closes before the response was
+ * sent in full. `started` runs once the generation reached its provider.
+ */
+export function clientPresence(response: ServerResponse, started?: () => void): GenerationCaller {
 	return {
+		started,
 		onGone(listener) {
 			const onClose = () => {
 				if (!response.writableFinished) listener();
@@ -83,7 +96,7 @@ export async function openSseStream(
 	request: IncomingMessage,
 	response: ServerResponse,
 	events: AsyncGenerator<ProviderStreamEvent, void, undefined>,
-	options: { keepAliveMs?: number; onError?: (error: unknown) => void } = {},
+	options: { keepAliveMs?: number; onError?: (error: unknown) => void; done?: DoneFields } = {},
 ): Promise<Readable> {
 	const first = await events.next();
 	const firstEvent: ProviderStreamEvent = first.done ? { type: "finish", finishReason: "stop" } : first.value;
@@ -93,7 +106,7 @@ export async function openSseStream(
 	response.setHeader("X-Accel-Buffering", "no");
 	response.setHeader("Connection", "keep-alive");
 	request.socket.setNoDelay(true);
-	const body = Readable.from(encodeEvents(firstEvent, events, options.keepAliveMs ?? KEEP_ALIVE_INTERVAL_MS, options.onError ?? (() => {})), { objectMode: true });
+	const body = Readable.from(encodeEvents(firstEvent, events, options.keepAliveMs ?? KEEP_ALIVE_INTERVAL_MS, options.onError ?? (() => {}), options.done), { objectMode: true });
 	response.once("close", () => {
 		if (!response.writableFinished) {
 			body.destroy();

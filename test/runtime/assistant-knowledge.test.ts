@@ -16,27 +16,34 @@ useRuntimeTestbed((started) => ({ platform, standIn } = started));
 const DISTINCTIVE = "The lighthouse keeper on Skellig Varra feeds the ravens at exactly seven minutes past noon.";
 
 /** A source on the built-in embedder (the stand-in does not embed) holding one READY text document. */
-async function sourceWithDocument(workspace: TestWorkspace, name: string): Promise<string> {
+function sourceWithDocument(workspace: TestWorkspace, name: string): Promise<string> {
+	return sourceWithDocuments(workspace, name, [{ filename: "ravens.txt", text: `Harbour notes.\n\n${DISTINCTIVE}\n\nThe ferry runs on Tuesdays.` }]);
+}
+
+/** A source on the built-in embedder holding these text documents, READY. */
+async function sourceWithDocuments(workspace: TestWorkspace, name: string, files: { filename: string; text: string }[]): Promise<string> {
 	const created = await platform.request("POST", "/knowledge/sources", { key: workspace.apiKey, body: { name, embeddingModel: { provider: "builtin", model: "builtin-hash-v1" } } });
 	expect(created.status).toBe(201);
 	const sourceId = ((await created.json()) as { id: string }).id;
-	const text = `Harbour notes.\n\n${DISTINCTIVE}\n\nThe ferry runs on Tuesdays.`;
-	const uploaded = await platform.request("POST", `/knowledge/sources/${sourceId}/documents/upload`, {
-		key: workspace.apiKey,
-		body: { filename: "ravens.txt", contentBase64: Buffer.from(text).toString("base64") },
-	});
-	expect(uploaded.status).toBe(201);
-	const documentId = ((await uploaded.json()) as { id: string }).id;
-	// Ingestion is a background job: poll its status with a deadline, never a fixed sleep.
-	const deadline = Date.now() + 20_000;
-	for (;;) {
-		const response = await platform.request("GET", `/knowledge/sources/${sourceId}/documents/${documentId}`, { key: workspace.apiKey });
-		const document = (await response.json()) as { status: string; failureReason: string | null };
-		if (document.status === "READY") return sourceId;
-		if (document.status === "FAILED") throw new Error(`ingestion failed: ${document.failureReason}`);
-		if (Date.now() > deadline) throw new Error(`document still ${document.status} after 20 s`);
-		await new Promise((resolve) => setTimeout(resolve, 50));
+	for (const file of files) {
+		const uploaded = await platform.request("POST", `/knowledge/sources/${sourceId}/documents/upload`, {
+			key: workspace.apiKey,
+			body: { filename: file.filename, contentBase64: Buffer.from(file.text).toString("base64") },
+		});
+		expect(uploaded.status).toBe(201);
+		const documentId = ((await uploaded.json()) as { id: string }).id;
+		// Ingestion is a background job: poll its status with a deadline, never a fixed sleep.
+		const deadline = Date.now() + 20_000;
+		for (;;) {
+			const response = await platform.request("GET", `/knowledge/sources/${sourceId}/documents/${documentId}`, { key: workspace.apiKey });
+			const document = (await response.json()) as { status: string; failureReason: string | null };
+			if (document.status === "READY") break;
+			if (document.status === "FAILED") throw new Error(`ingestion failed: ${document.failureReason}`);
+			if (Date.now() > deadline) throw new Error(`document still ${document.status} after 20 s`);
+			await new Promise((resolve) => setTimeout(resolve, 50));
+		}
 	}
+	return sourceId;
 }
 
 async function deploy(workspace: TestWorkspace, slug: string, knowledge: AssistantConfig["knowledge"]) {
@@ -77,6 +84,39 @@ describe("deployed assistants with knowledge", () => {
 		expect(streamed.status).toBe(200);
 		await streamed.text();
 		expect(systemMessages(1)[1]).toContain(DISTINCTIVE);
+	});
+
+	it("leaves chunks unrelated to the input out of the prompt by default (relevance floor 0.25), and minScore 0 lets them in", async () => {
+		const workspace = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		const warranty = "The espresso machine warranty lasts two years and covers the pump and the boiler.";
+		const laundry = "The laundry machine in the basement is out of order until Friday.";
+		const parking = "Visitors park for free behind the north gate after six.";
+		const sourceId = await sourceWithDocuments(workspace, "Office", [
+			{ filename: "warranty.txt", text: warranty },
+			{ filename: "laundry.txt", text: laundry },
+			{ filename: "parking.txt", text: parking },
+		]);
+		const input = "How long does the espresso machine warranty last, and does it cover the pump?";
+		// Search itself still finds the laundry note for this input, far behind the warranty (it shares one word, "machine").
+		const searched = await platform.request("GET", `/knowledge/sources/${sourceId}/search?${new URLSearchParams({ query: input, topK: "3", minScore: "0" })}`, { key: workspace.apiKey });
+		const scores = new Map(((await searched.json()) as { data: { filename: string; score: number }[] }).data.map((hit) => [hit.filename, hit.score]));
+		expect(scores.get("warranty.txt")).toBeGreaterThanOrEqual(0.9);
+		expect(scores.get("laundry.txt")).toBeGreaterThan(0);
+		expect(scores.get("laundry.txt")).toBeLessThan(0.25);
+
+		await deploy(workspace, "office-bot", [{ sourceId, topK: 3 }]);
+		expect((await runAssistant(workspace.apiKey, "office-bot", input)).status).toBe(200);
+		const context = systemMessages(0)[1];
+		expect(context).toContain(warranty);
+		expect(context).not.toContain(laundry);
+		expect(context).not.toContain(parking);
+
+		// An attachment's own minScore wins; 0 turns the floor off.
+		await deploy(workspace, "everything-bot", [{ sourceId, topK: 3, minScore: 0 }]);
+		expect((await runAssistant(workspace.apiKey, "everything-bot", input)).status).toBe(200);
+		const unfiltered = systemMessages(1)[1];
+		expect(unfiltered).toContain(warranty);
+		expect(unfiltered).toContain(laundry);
 	});
 
 	it("sends no context for a version without knowledge", async () => {

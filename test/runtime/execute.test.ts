@@ -28,7 +28,12 @@ describe("POST /runtime/execute", () => {
 		];
 		const result = await execute(apiKey, executeBody({ messages, config: { temperature: 0.3, maxOutputTokens: 42 } }));
 		expect(result.status).toBe(200);
-		expect(result.body).toEqual({ message: { role: "assistant", content: "Hi there" }, finishReason: "stop", usage: { inputTokens: 9, outputTokens: 2, totalTokens: 11 } });
+		expect(result.body).toEqual({
+			message: { role: "assistant", content: "Hi there" },
+			finishReason: "stop",
+			usage: { inputTokens: 9, outputTokens: 2, totalTokens: 11 },
+			traceId: expect.stringMatching(/^trace_[0-9A-Z]{26}$/),
+		});
 		expect(standIn.requests).toHaveLength(1);
 		const [seen] = standIn.requests;
 		expect(seen.path).toBe("/v1/chat/completions");
@@ -241,7 +246,12 @@ describe("POST /runtime/execute through the Mistral adapter", () => {
 		mistral.script({ kind: "completion", content: '{"a":1}', usage: { prompt_tokens: 4, completion_tokens: 3 } });
 		const result = await execute(apiKey, executeBody({ providerName: "mistral", model: "mistral-small-latest", config: { responseFormat: "json", maxOutputTokens: 9, temperature: 0.1 } }));
 		expect(result.status).toBe(200);
-		expect(result.body).toEqual({ message: { role: "assistant", content: '{"a":1}' }, finishReason: "stop", usage: { inputTokens: 4, outputTokens: 3, totalTokens: 7 } });
+		expect(result.body).toEqual({
+			message: { role: "assistant", content: '{"a":1}' },
+			finishReason: "stop",
+			usage: { inputTokens: 4, outputTokens: 3, totalTokens: 7 },
+			traceId: result.headers.get("x-trace-id"),
+		});
 		const [seen] = mistral.requests;
 		expect(seen.path).toBe("/v1/chat/completions");
 		expect(seen.body).toMatchObject({ model: "mistral-small-latest", max_tokens: 9, temperature: 0.1, response_format: { type: "json_object" } });

@@ -25,13 +25,15 @@ describe("POST /runtime/stream", () => {
 		expect(result.headers.get("cache-control")).toBe("no-cache");
 		expect(result.headers.get("x-accel-buffering")).toBe("no");
 		expect(result.headers.get("connection")).toBe("keep-alive");
+		const traceId = result.headers.get("x-trace-id");
+		expect(traceId).toMatch(/^trace_[0-9A-Z]{26}$/);
 		expect(result.text).toBe(
 			[
 				'event: delta\ndata: {"content":"Hel"}\n\n',
 				'event: delta\ndata: {"content":"lo"}\n\n',
 				'event: delta\ndata: {"content":"!"}\n\n',
 				'event: usage\ndata: {"inputTokens":5,"outputTokens":3,"totalTokens":8}\n\n',
-				'event: done\ndata: {"finishReason":"stop"}\n\n',
+				`event: done\ndata: {"finishReason":"stop","traceId":"${traceId}"}\n\n`,
 			].join(""),
 		);
 		expect(standIn.requests[0].body).toMatchObject({ stream: true, stream_options: { include_usage: true }, temperature: 0.5 });
@@ -146,7 +148,7 @@ describe("POST /runtime/stream", () => {
 				{ event: "delta", data: { content: "Bon" } },
 				{ event: "delta", data: { content: "jour" } },
 				{ event: "usage", data: { inputTokens: 3, outputTokens: 2, totalTokens: 5 } },
-				{ event: "done", data: { finishReason: "length" } },
+				{ event: "done", data: { finishReason: "length", traceId: result.headers.get("x-trace-id") } },
 			]);
 			expect(mistral.requests[0].body).toMatchObject({ stream: true, model: "mistral-small-latest" });
 		} finally {

@@ -3,6 +3,7 @@ import { openDatabase } from "../../server/db/orm";
 import type { GenerationOutcome } from "../../server/modules/runtime/run-generation";
 import { RequestQuotas } from "../../server/modules/quotas/consume-request-quota";
 import { TraceWriter } from "../../server/modules/traces/trace-writer";
+import { newId } from "../../server/shared/ids";
 import { createLogger } from "../../server/shared/logger";
 import { OPERATOR } from "../../server/shared/principal";
 import { parseSseFrames, type ProviderStandIn } from "../helpers/provider-stand-in";
@@ -36,6 +37,7 @@ function capturingLogger() {
 /** A finished generation as the runtime reports it, for workspaces that need not exist. */
 function outcomeFor(workspaceId: string, overrides: { content?: string; outputTokens?: number } = {}): GenerationOutcome {
 	return {
+		traceId: newId("trace"),
 		input: {
 			origin: { workspaceId, principal: OPERATOR },
 			providerName: "openai",
@@ -77,8 +79,8 @@ describe("provider output the database cannot store", () => {
 			.map((frame) => (frame.data as { content: string }).content)
 			.join("");
 		expect(text).toBe("x😀yz\ufffd");
-		expect(frames.at(-1)).toEqual({ event: "done", data: { finishReason: "stop" } });
 		const [trace] = await tracesOf(workspaceId);
+		expect(frames.at(-1)).toEqual({ event: "done", data: { finishReason: "stop", traceId: trace.id } });
 		expect(trace.output).toBe("x😀yz\ufffd");
 	});
 

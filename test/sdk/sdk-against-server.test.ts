@@ -32,6 +32,11 @@ import { fileFromPath } from "../../sdk/src/node";
 import { startTestPlatform, type TestPlatform, type TestWorkspace } from "../helpers/platform";
 import { type ProviderStandIn, refusedPortUrl, startProviderStandIn } from "../helpers/provider-stand-in";
 import { awayFromMinuteBoundary } from "../helpers/rate-limit-window";
+import { createAssistant } from "../../server/modules/assistants/create-assistant";
+import { createAssistantVersion } from "../../server/modules/assistants/create-assistant-version";
+import { publishAssistantVersion } from "../../server/modules/assistants/publish-assistant-version";
+import { updateAssistantDraft } from "../../server/modules/assistants/update-assistant-draft";
+import { connectAs, userPrincipal } from "../mcp/mcp-helpers";
 import { workspaceWithCredential } from "../runtime/runtime-fixtures";
 
 /** The limit of the one workspace whose key is driven past it; the others run unlimited (the test platform's default). */
@@ -271,6 +276,47 @@ describe("streams, uploads and retries against the real server", () => {
 		const listed = [];
 		for await (const source of clientFor(own.apiKey).knowledge.sources.list()) listed.push(source.id);
 		expect(listed).toEqual([created.id]);
+	});
+
+	it("a deployed assistant's answer names its version and trace, on results, withResponse(), streams and errors; get_trace finds the trace", async () => {
+		const own = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		const context = () => platform.operator();
+		await createAssistant(context(), { workspaceId: own.workspaceId, slug: "sdk-bot", name: "SDK bot" });
+		for (const model of ["model-one", "model-two"]) {
+			await updateAssistantDraft(context(), { workspaceId: own.workspaceId, slug: "sdk-bot", patch: { model, generation: { maxRetries: 0 } } });
+			const { version } = await createAssistantVersion(context(), { workspaceId: own.workspaceId, slug: "sdk-bot" });
+			await publishAssistantVersion(context(), { workspaceId: own.workspaceId, slug: "sdk-bot", version });
+		}
+		const client = clientFor(own.apiKey);
+		const session = await connectAs(platform, userPrincipal(own.userId, { organizationId: own.organizationId, scopes: ["mcp:read"] }));
+		const getTrace = (traceId: string) => session.call<{ id: string; versionId: string; output: string; errorCode: string | null }>("get_trace", { workspaceId: own.workspaceId, traceId });
+		try {
+			standIn.script({ kind: "completion", content: "answer" });
+			const { data, traceId, requestId } = await client.assistants.run("sdk-bot", "Hello").withResponse();
+			expect(data.assistant).toEqual({ slug: "sdk-bot", version: 2, environment: "production" });
+			expect(data.traceId).toMatch(/^trace_/);
+			expect(traceId).toBe(data.traceId);
+			expect(requestId).toMatch(/^req_/);
+			expect(await getTrace(data.traceId)).toMatchObject({ id: data.traceId, output: "answer" });
+
+			standIn.script({ kind: "completion", content: ["stre", "amed"] });
+			const stream = await client.assistants.stream("sdk-bot", "Hello");
+			expect([stream.assistantVersion, stream.assistantEnvironment]).toEqual([2, "production"]);
+			const result = await stream.finalResult();
+			expect(result).toMatchObject({ text: "streamed", traceId: stream.traceId, assistant: { slug: "sdk-bot", version: 2, environment: "production" } });
+			expect(await getTrace(result.traceId as string)).toMatchObject({ output: "streamed" });
+
+			standIn.script({ kind: "completion", content: "ad hoc" });
+			const adHoc = await client.runtime.execute(EXECUTE);
+			expect((await getTrace(adHoc.traceId)).output).toBe("ad hoc");
+
+			standIn.script({ kind: "error", status: 500 });
+			const failure = (await rejectionOf(client.assistants.run("sdk-bot", "Hello"))) as ServerError;
+			expect(failure).toBeInstanceOf(ServerError);
+			expect(await getTrace(failure.traceId as string)).toMatchObject({ errorCode: "INTERNAL_ERROR" });
+		} finally {
+			await session.close();
+		}
 	});
 
 	it("uploads a document from a string, a path and a read stream, waits until READY and finds it", async () => {

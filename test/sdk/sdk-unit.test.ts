@@ -99,6 +99,7 @@ const GENERATION = {
   message: { role: 'assistant', content: 'Hello!' },
   finishReason: 'stop',
   usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5 },
+  traceId: 'trace_01JD3Q8Z5V6W7X8Y9Z0A1B2C3D',
 };
 
 const EXECUTE_BODY = {
@@ -360,11 +361,22 @@ describe('server-sent events', () => {
 
   it('collects the text and the final details', async () => {
     reset((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
-      response.end('event: delta\ndata: {"content":"a"}\n\nevent: delta\ndata: {"content":"b"}\n\nevent: usage\ndata: {"inputTokens":1,"outputTokens":2,"totalTokens":3}\n\nevent: done\ndata: {"finishReason":"length"}\n\n');
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'x-trace-id': 'trace_1', 'x-assistant-version': '4', 'x-assistant-environment': 'staging' });
+      response.end(
+        'event: delta\ndata: {"content":"a"}\n\nevent: delta\ndata: {"content":"b"}\n\nevent: usage\ndata: {"inputTokens":1,"outputTokens":2,"totalTokens":3}\n\n' +
+          'event: done\ndata: {"finishReason":"length","traceId":"trace_1","assistant":{"slug":"support-bot","version":4,"environment":"staging"},"later":"ignored"}\n\n',
+      );
     });
     const stream = await makeClient().assistants.stream('support-bot', { input: 'hi', environment: 'staging' });
-    expect(await stream.finalResult()).toEqual({ text: 'ab', finishReason: 'length', usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 } });
+    // The ids are known from the headers before the first event.
+    expect([stream.traceId, stream.assistantVersion, stream.assistantEnvironment]).toEqual(['trace_1', 4, 'staging']);
+    expect(await stream.finalResult()).toEqual({
+      text: 'ab',
+      finishReason: 'length',
+      usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 },
+      traceId: 'trace_1',
+      assistant: { slug: 'support-bot', version: 4, environment: 'staging' },
+    });
     expect(requests[0].url).toBe('/runtime/assistants/support-bot/stream');
   });
 
@@ -601,12 +613,23 @@ describe('a stream of 1,000 deltas split at random byte boundaries', () => {
 });
 
 describe('responses, options and logging', () => {
-  it('withResponse() gives the body, the response and the request id', async () => {
-    reset((_request, response) => sendJson(response, 200, GENERATION, { 'x-request-id': 'req_abc' }));
-    const { data, response, requestId } = await makeClient().runtime.execute(EXECUTE_BODY).withResponse();
+  it('withResponse() gives the body, the response, the request id and a generation\'s trace id', async () => {
+    reset((_request, response) => sendJson(response, 200, GENERATION, { 'x-request-id': 'req_abc', 'x-trace-id': 'trace_abc' }));
+    const { data, response, requestId, traceId } = await makeClient().runtime.execute(EXECUTE_BODY).withResponse();
     expect(data).toEqual(GENERATION);
     expect(response.status).toBe(200);
     expect(requestId).toBe('req_abc');
+    expect(traceId).toBe('trace_abc');
+    // Calls that run no generation name no trace.
+    reset((_request, response) => sendJson(response, 200, { id: 'ks_1', name: 'n' }, { 'x-request-id': 'req_def' }));
+    expect((await makeClient().knowledge.sources.retrieve('ks_1').withResponse()).traceId).toBeUndefined();
+  });
+
+  it('a generation that failed at the provider names its trace on the error', async () => {
+    reset((_request, response) => sendJson(response, 502, envelope(502, 'INTERNAL_ERROR'), { 'x-trace-id': 'trace_failed' }));
+    const error = (await makeClient().runtime.execute(EXECUTE_BODY).catch((caught: unknown) => caught)) as ServerError;
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error.traceId).toBe('trace_failed');
   });
 
   it('sends default headers and query, per-call ones on top, and withOptions() derives a client', async () => {

@@ -4,18 +4,26 @@
  *
  *   const source = await client.knowledge.sources.retrieve(id);
  *   const { data, response, requestId } = await client.knowledge.sources.retrieve(id).withResponse();
+ *   const { traceId } = await client.assistants.run("support-bot", "Hello").withResponse();
  */
 
-/** A successful answer: its parsed body, the response (body already read) and its `X-Request-Id`. */
+/** A successful answer: its parsed body, the response (body already read), its `X-Request-Id` and, for a generation, its `X-Trace-Id`. */
 export interface WithResponse<T> {
 	data: T;
 	response: Response;
 	/** The `X-Request-Id` header; quote it when reporting a problem. */
 	requestId: string | undefined;
+	/** The `X-Trace-Id` header of a generation (runtime calls): the trace recording it. Undefined for other calls. */
+	traceId: string | undefined;
 }
 
 export function requestIdOf(response: Response): string | undefined {
 	return response.headers.get("x-request-id") ?? undefined;
+}
+
+/** The trace a generation's answer names (`X-Trace-Id`), successful or not. */
+export function traceIdOf(headers: Headers): string | undefined {
+	return headers.get("x-trace-id") ?? undefined;
 }
 
 export class APIPromise<T> extends Promise<T> {

@@ -14,7 +14,7 @@
  * Node 20+, Deno, Bun and browsers.
  */
 import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, PlatformError } from "../errors.js";
-import { requestIdOf, type WithResponse } from "./api-promise.js";
+import { requestIdOf, traceIdOf, type WithResponse } from "./api-promise.js";
 
 /** The fetch the client calls; the global one by default. Any WHATWG-compatible fetch fits. */
 export type Fetch = (input: string, init?: RequestInit) => Promise<Response>;
@@ -147,7 +147,7 @@ export async function sendRequest<T>(
 		}
 
 		try {
-			return { data: await read(response), response, requestId };
+			return { data: await read(response), response, requestId, traceId: traceIdOf(response.headers) };
 		} catch (cause) {
 			throw transportError(cause, userSignal, timeout.timedOut());
 		} finally {

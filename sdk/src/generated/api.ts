@@ -98,6 +98,8 @@ export interface GenerationResult {
   message: AssistantMessage;
   finishReason: FinishReason;
   usage: Usage;
+  /** The trace recording this generation (`trace_...`); the same id as the `X-Trace-Id` header. Read it with the MCP tool `get_trace` or in the dashboard's traces. */
+  traceId: string;
 }
 
 /**
@@ -226,10 +228,28 @@ export interface UsageEvent {
 }
 
 /**
- * Data of the `done` event.
+ * Which published version of the assistant answered, and in which environment.
+ */
+export interface ServedAssistant {
+  /** The assistant's slug, as called. */
+  slug: string;
+  /**
+   * The published version that answered (also the `X-Assistant-Version` header).
+   * @minimum 1
+   */
+  version: number;
+  /** The environment whose deployment served it (also the `X-Assistant-Environment` header). */
+  environment: string;
+}
+
+/**
+ * Data of the `done` event: how the generation finished, its trace and, on a deployed assistant's stream, the version that answered (`assistant`).
  */
 export interface StreamDone {
   finishReason: FinishReason;
+  /** The trace recording this generation (`trace_...`); the same id as the `X-Trace-Id` header. Read it with the MCP tool `get_trace` or in the dashboard's traces. */
+  traceId: string;
+  assistant?: ServedAssistant;
 }
 
 export type DoneEventEvent = typeof DoneEventEvent[keyof typeof DoneEventEvent];
@@ -279,7 +299,7 @@ export interface ErrorEvent {
 }
 
 /**
- * Server-Sent Events. Each frame is `event: <name>` and `data: <json>`; this schema describes one frame, as `{event, data}` (the data line holds `data` as JSON). Sequence: zero or more `delta` (StreamDelta), then `usage` (Usage), then `done` (StreamDone); or a terminal `error` (StreamError) after which the stream ends. Comment lines (`: keep-alive`) are sent during long silences. Clients ignore unknown event names. Abort the request to cancel the generation; the upstream provider request is cancelled at once. Example:
+ * Server-Sent Events. Each frame is `event: <name>` and `data: <json>`; this schema describes one frame, as `{event, data}` (the data line holds `data` as JSON). Sequence: zero or more `delta` (StreamDelta), then `usage` (Usage), then `done` (StreamDone); or a terminal `error` (StreamError) after which the stream ends. Comment lines (`: keep-alive`) are sent during long silences. Clients ignore unknown event names and unknown fields. The response headers name the trace (`X-Trace-Id`) and, for a deployed assistant, the version and environment that answered (`X-Assistant-Version`, `X-Assistant-Environment`); `done` repeats them. Abort the request to cancel the generation; the upstream provider request is cancelled at once. Example:
 
 ```
 event: delta
@@ -292,13 +312,22 @@ event: usage
 data: {"inputTokens":5,"outputTokens":2,"totalTokens":7}
 
 event: done
-data: {"finishReason":"stop"}
+data: {"finishReason":"stop","traceId":"trace_01JD3Q8Z5V6W7X8Y9Z0A1B2C3D"}
 ```
  */
 export type EventStream = DeltaEvent | UsageEvent | DoneEvent | ErrorEvent;
 
+export type AssistantGenerationResultAllOf = {
+  assistant: ServedAssistant;
+};
+
 /**
- * Values for the version's declared prompt variables.
+ * A deployed assistant's answer: the generation result, and which published version answered.
+ */
+export type AssistantGenerationResult = GenerationResult & AssistantGenerationResultAllOf;
+
+/**
+ * Values for the version's declared prompt variables, by name: each a string, number or boolean of the variable's declared type. Omitted optional ones take their default (or render empty); an undeclared name, a missing required one or a value of another type is 400 VALIDATION_ERROR on `variables.<name>`.
  */
 export type AssistantRunInputVariables = {[key: string]: string | number | boolean};
 
@@ -308,7 +337,7 @@ export interface AssistantRunInput {
    * @maxLength 1000000
    */
   input: string;
-  /** Values for the version's declared prompt variables. */
+  /** Values for the version's declared prompt variables, by name: each a string, number or boolean of the variable's declared type. Omitted optional ones take their default (or render empty); an undeclared name, a missing required one or a value of another type is 400 VALIDATION_ERROR on `variables.<name>`. */
   variables?: AssistantRunInputVariables;
   /**
    * Deployment environment slug; default `production`.
@@ -753,7 +782,7 @@ export const getHealth = (
     }
   
 /**
- * The caller names provider, model and messages. Runs on the workspace's own credential for that provider (400 INVALID_REQUEST when none is stored). Provider failures, each naming the provider in `message`: rate limit 429 RATE_LIMITED with the provider's Retry-After; rejected credential 400 INVALID_REQUEST (update the workspace's credential for that provider); request rejected as invalid (unknown model…) 400 INVALID_REQUEST; 5xx or malformed answer 502 INTERNAL_ERROR; unreachable 503 INTERNAL_ERROR; timeout (config.timeoutMs) 504 INTERNAL_ERROR.
+ * The caller names provider, model and messages. Runs on the workspace's own credential for that provider (400 INVALID_REQUEST when none is stored). Provider failures, each naming the provider in `message`: rate limit 429 RATE_LIMITED with the provider's Retry-After; rejected credential 400 INVALID_REQUEST (update the workspace's credential for that provider); request rejected as invalid (unknown model…) 400 INVALID_REQUEST; 5xx or malformed answer 502 INTERNAL_ERROR; unreachable 503 INTERNAL_ERROR; timeout (config.timeoutMs) 504 INTERNAL_ERROR. The answer names its trace: `traceId` in the body (in the `done` event when streamed) and the `X-Trace-Id` header. An error answered after the generation reached the provider (provider failures, timeouts) also carries `X-Trace-Id`: that failure was traced too.
 
 Requires scope `runtime:execute`.
  * @summary Run an ad-hoc generation
@@ -771,7 +800,7 @@ export const executeGeneration = (
     }
   
 /**
- * Same body as /runtime/execute. Errors before the stream opens use the JSON envelope; a provider failure after it opens is a terminal `error` event.
+ * Same body as /runtime/execute. Errors before the stream opens use the JSON envelope; a provider failure after it opens is a terminal `error` event. The answer names its trace: `traceId` in the body (in the `done` event when streamed) and the `X-Trace-Id` header. An error answered after the generation reached the provider (provider failures, timeouts) also carries `X-Trace-Id`: that failure was traced too.
 
 Requires scope `runtime:execute`.
  * @summary Stream an ad-hoc generation (SSE)
@@ -789,7 +818,7 @@ export const streamGeneration = (
     }
   
 /**
- * Provider, model and prompt come from the version deployed to `environment` (default production). 404 ASSISTANT_NOT_FOUND for an unknown slug; 404 DEPLOYMENT_NOT_FOUND when the assistant is not deployed there or is archived. Variables are checked against the version's declarations (400 VALIDATION_ERROR on `variables.<name>`).
+ * Provider, model and prompt come from the version deployed to `environment` (default production). 404 ASSISTANT_NOT_FOUND for an unknown slug; 404 DEPLOYMENT_NOT_FOUND when the assistant is not deployed there or is archived. Variables are checked against the version's declarations (400 VALIDATION_ERROR on `variables.<name>`). The answer names the version and environment that served it (`assistant` in the body, `X-Assistant-Version` and `X-Assistant-Environment` headers). The answer names its trace: `traceId` in the body (in the `done` event when streamed) and the `X-Trace-Id` header. An error answered after the generation reached the provider (provider failures, timeouts) also carries `X-Trace-Id`: that failure was traced too.
 
 Requires scope `runtime:execute`.
  * @summary Run a deployed assistant
@@ -798,8 +827,8 @@ export const runAssistant = (
     slug: string,
     assistantRunInput: AssistantRunInput,
     headers?: RunAssistantHeaders,
- options?: SecondParameter<typeof platformRequest<GenerationResult>>,) => {
-      return platformRequest<GenerationResult>(
+ options?: SecondParameter<typeof platformRequest<AssistantGenerationResult>>,) => {
+      return platformRequest<AssistantGenerationResult>(
       {url: `/runtime/assistants/${slug}`, method: 'POST',
       headers: {'Content-Type': 'application/json', ...headers},
       data: assistantRunInput
@@ -808,7 +837,7 @@ export const runAssistant = (
     }
   
 /**
- * As POST /runtime/assistants/{slug}, answered as Server-Sent Events.
+ * As POST /runtime/assistants/{slug}, answered as Server-Sent Events. The `X-Assistant-Version`, `X-Assistant-Environment` and `X-Trace-Id` headers come with the stream's opening, and the `done` event repeats them (`assistant`, `traceId`). The answer names its trace: `traceId` in the body (in the `done` event when streamed) and the `X-Trace-Id` header. An error answered after the generation reached the provider (provider failures, timeouts) also carries `X-Trace-Id`: that failure was traced too.
 
 Requires scope `runtime:execute`.
  * @summary Stream a deployed assistant (SSE)

@@ -16,8 +16,11 @@ function toRunInput(input: AssistantInput): api.AssistantRunInput {
 export class AssistantsResource {
 	constructor(private readonly client: OperationClient) {}
 
-	/** POST /runtime/assistants/{slug}: runs the version deployed to `environment` (default production). */
-	run(slug: string, input: AssistantInput, options?: RequestOptions): APIPromise<api.GenerationResult> {
+	/**
+	 * POST /runtime/assistants/{slug}: runs the version deployed to `environment` (default production).
+	 * The answer names the version that served it (`assistant`) and its trace (`traceId`).
+	 */
+	run(slug: string, input: AssistantInput, options?: RequestOptions): APIPromise<api.AssistantGenerationResult> {
 		return api.runAssistant(pathSegment(slug), toRunInput(input), undefined, { ...options, client: this.client });
 	}
 

@@ -7,8 +7,11 @@ import {
 } from "../../modules/idempotency/idempotency-records";
 import type { PlatformServices } from "../../modules/platform-services";
 
-/** Headers worth replaying; the rest (dates, request ids, lengths) belong to the replaying response. */
-const REPLAYED_HEADERS = ["content-type", "retry-after", "cache-control", "x-accel-buffering"];
+/**
+ * Headers worth replaying; the rest (dates, request ids, lengths) belong to the replaying response.
+ * A generation's ids name the generation that ran, as its replayed body does.
+ */
+const REPLAYED_HEADERS = ["content-type", "retry-after", "cache-control", "x-accel-buffering", "x-trace-id", "x-assistant-version", "x-assistant-environment"];
 
 export interface IdempotentRequest {
 	requestId: string;

@@ -11,7 +11,7 @@ import { listProviderCredentials } from "../../modules/provider-credentials/list
 import { setProviderCredential } from "../../modules/provider-credentials/set-provider-credential";
 import { MEMBER_ROLES, PROVIDERS } from "../../db/entities";
 import { DESTRUCTIVE, defineTool, type McpTool, READ_ONLY, WRITES } from "../tool-definition";
-import { deleted, organizationId, timestamp, workspaceId } from "./fields";
+import { deleted, nullable, organizationId, timestamp, workspaceId } from "./fields";
 
 const role = z.enum(MEMBER_ROLES);
 const userId = z.string().min(1).max(100).describe("The member's user id (list_members)");
@@ -21,8 +21,8 @@ const credential = z.object({
 	workspaceId: z.string(),
 	provider: z.string(),
 	apiKeyHint: z.string().describe("Last four characters of the stored key"),
-	baseUrl: z.string().nullable(),
-	updatedAt: timestamp,
+	baseUrl: nullable(z.string()),
+	updatedAt: timestamp(),
 });
 
 export const ADMIN_TOOLS: McpTool[] = [
@@ -31,7 +31,7 @@ export const ADMIN_TOOLS: McpTool[] = [
 		title: "List members",
 		description: "The organization's members with their roles (owner, admin, member, viewer).",
 		inputSchema: { organizationId },
-		outputSchema: { members: z.array(z.object({ userId: z.string(), email: z.string(), name: z.string().nullable(), role, joinedAt: timestamp })) },
+		outputSchema: { members: z.array(z.object({ userId: z.string(), email: z.string(), name: nullable(z.string()), role, joinedAt: timestamp() })) },
 		annotations: READ_ONLY,
 		permission: "administration:read",
 		run: async (context, input) => ({ members: await listMembers(context, input) }),
@@ -68,10 +68,10 @@ export const ADMIN_TOOLS: McpTool[] = [
 					name: z.string(),
 					keyPrefix: z.string(),
 					scopes: z.array(z.string()),
-					createdByUserId: z.string().nullable(),
-					lastUsedAt: timestamp.nullable(),
-					revokedAt: timestamp.nullable(),
-					createdAt: timestamp,
+					createdByUserId: nullable(z.string()),
+					lastUsedAt: nullable(timestamp()),
+					revokedAt: nullable(timestamp()),
+					createdAt: timestamp(),
 				}),
 			),
 		},
@@ -105,7 +105,7 @@ export const ADMIN_TOOLS: McpTool[] = [
 		title: "Revoke an API key",
 		description: "Revokes an API key; its next request, on any server instance, fails with INVALID_CREDENTIALS.",
 		inputSchema: { workspaceId, apiKeyId: z.string().min(1).max(100).describe("The key's id (list_api_keys)") },
-		outputSchema: { id: z.string(), revokedAt: timestamp },
+		outputSchema: { id: z.string(), revokedAt: timestamp() },
 		annotations: DESTRUCTIVE,
 		permission: "administration:write",
 		run: async (context, input) => {
@@ -131,7 +131,8 @@ export const ADMIN_TOOLS: McpTool[] = [
 			workspaceId,
 			provider,
 			apiKey: z.string().min(1).max(1000).describe("The provider's API key"),
-			baseUrl: z.string().url().max(2000).optional().describe("API base URL; required for openai-compatible"),
+			// Checked by the use case ("Must be an http(s) URL"): a `format: uri` is refused by some clients' schema dialects.
+			baseUrl: z.string().max(2000).optional().describe("API base URL, an http(s) URL such as https://api.example.com/v1; required for openai-compatible"),
 		},
 		outputSchema: credential.shape,
 		annotations: DESTRUCTIVE,

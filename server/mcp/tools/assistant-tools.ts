@@ -21,21 +21,21 @@ import { listEnvironments } from "../../modules/environments/list-environments";
 import { updateEnvironment } from "../../modules/environments/update-environment";
 import type { AssistantConfig } from "../../db/entities";
 import { DESTRUCTIVE, DESTRUCTIVE_NOT_IDEMPOTENT, defineTool, GENERATES, type McpTool, READ_ONLY, WRITES } from "../tool-definition";
-import { assistantSlug, environmentSlug, timestamp, workspaceId } from "./fields";
+import { assistantSlug, environmentSlug, jsonObject, nullable, timestamp, variables, workspaceId } from "./fields";
 
 const assistant = z.object({
 	id: z.string(),
 	slug: z.string(),
 	name: z.string(),
-	description: z.string().nullable(),
+	description: nullable(z.string()),
 	archived: z.boolean().describe("Archived assistants are not served by the runtime"),
-	archivedAt: timestamp.nullable(),
-	createdAt: timestamp,
-	updatedAt: timestamp,
+	archivedAt: nullable(timestamp()),
+	createdAt: timestamp(),
+	updatedAt: timestamp(),
 });
-const version = z.object({ id: z.string(), version: z.number().int(), note: z.string().nullable(), createdByUserId: z.string().nullable(), createdAt: timestamp });
-const environment = z.object({ id: z.string(), slug: z.string(), name: z.string(), description: z.string().nullable(), createdAt: timestamp, updatedAt: timestamp });
-const config = z.record(z.unknown()).describe("provider, model, systemPrompt (with {{variable}} placeholders), variables, generation settings, attached knowledge");
+const version = z.object({ id: z.string(), version: z.number().int(), note: nullable(z.string()), createdByUserId: nullable(z.string()), createdAt: timestamp() });
+const environment = z.object({ id: z.string(), slug: z.string(), name: z.string(), description: nullable(z.string()), createdAt: timestamp(), updatedAt: timestamp() });
+const config = jsonObject().describe("provider, model, systemPrompt (with {{variable}} placeholders), variables, generation settings, attached knowledge");
 const deploymentChange = {
 	assistantId: z.string(),
 	environment: z.string().describe("The environment changed"),
@@ -46,13 +46,13 @@ const generation = {
 	message: z.object({ role: z.literal("assistant"), content: z.string() }).describe("The generated answer"),
 	finishReason: z.string().describe("stop, length, tool_calls, content_filter or error"),
 	usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number() }).describe("Token accounting"),
+	traceId: z.string().describe("The trace recording this generation: get_trace reads it"),
 };
-const variables = z.record(z.union([z.string(), z.number(), z.boolean()])).optional().describe("Values for the prompt variables the assistant declares");
 
 const configPatch = ZAssistantConfig.partial()
 	.strict()
 	.describe(
-		"Fields of the draft to replace (whole values): provider ('openai' | 'mistral' | 'openai-compatible'), model, systemPrompt, variables [{name, type, required, default?, description?}], generation {temperature?, maxOutputTokens?, responseFormat?, timeoutMs?, maxRetries?}, knowledge [{sourceId, topK, minScore?}]",
+		"Fields of the draft to replace (whole values): provider ('openai' | 'mistral' | 'openai-compatible'), model, systemPrompt, variables [{name, type, required, default?, description?}], generation {temperature?, maxOutputTokens?, responseFormat?, timeoutMs?, maxRetries?}, knowledge [{sourceId, topK 1-50, minScore? 0-1: chunks scoring below it are left out of the prompt; default 0.25, 0 turns the floor off}]",
 	);
 
 const asConfig = (value: AssistantConfig) => value as unknown as Record<string, unknown>;
@@ -76,7 +76,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		outputSchema: {
 			...assistant.shape,
 			latestVersion: z.number().int().nullable().describe("Highest version number; null before the first version"),
-			deployments: z.array(z.object({ environment: z.string(), version: z.number().int(), deployedAt: timestamp, deployedByUserId: z.string().nullable() })).describe("What each environment serves now"),
+			deployments: z.array(z.object({ environment: z.string(), version: z.number().int(), deployedAt: timestamp(), deployedByUserId: nullable(z.string()) })).describe("What each environment serves now"),
 		},
 		annotations: READ_ONLY,
 		permission: "assistants:read",
@@ -87,7 +87,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		title: "Get an assistant's draft",
 		description: "The editable working copy of an assistant's configuration: what create_assistant_version freezes next.",
 		inputSchema: { workspaceId, slug: assistantSlug },
-		outputSchema: { assistantId: z.string(), config, updatedAt: timestamp, updatedByUserId: z.string().nullable() },
+		outputSchema: { assistantId: z.string(), config, updatedAt: timestamp(), updatedByUserId: nullable(z.string()) },
 		annotations: READ_ONLY,
 		permission: "assistants:read",
 		run: async (context, input) => {
@@ -135,8 +135,8 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 					action: z.enum(["publish", "rollback"]),
 					version: z.number().int(),
 					previousVersion: z.number().int().nullable(),
-					actorUserId: z.string().nullable(),
-					at: timestamp,
+					actorUserId: nullable(z.string()),
+					at: timestamp(),
 				}),
 			),
 		},
@@ -307,7 +307,13 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 			variables,
 			environment: environmentSlug.optional().describe("Environment to run in; default production"),
 		},
-		outputSchema: { ...generation, version: z.number().int().describe("The deployed version that answered") },
+		outputSchema: {
+			...generation,
+			assistant: z
+				.object({ slug: z.string(), version: z.number().int(), environment: z.string() })
+				.describe("Which published version answered, in which environment (as POST /runtime/assistants/<slug> answers)"),
+			version: z.number().int().describe("The deployed version that answered (as assistant.version)"),
+		},
 		annotations: GENERATES,
 		permission: "generations:run",
 		run: (context, input) => executeAssistant(context, { workspaceId: input.workspaceId, slug: input.slug, run: { input: input.input, variables: input.variables, environment: input.environment } }),

@@ -21,12 +21,13 @@ import { listEvaluationDatasets } from "../../modules/evaluations/list-evaluatio
 import { listEvaluationRuns } from "../../modules/evaluations/list-evaluation-runs";
 import { startEvaluationRun } from "../../modules/evaluations/start-evaluation-run";
 import { defineTool, DESTRUCTIVE, GENERATES, type McpTool, READ_ONLY, WRITES } from "../tool-definition";
+import { jsonObject, nullable } from "./fields";
 
 /** The tools' answers are the use cases' answers; these shapes name the fields a model relies on. */
 const DATASET = {
 	id: z.string().describe("Dataset id"),
 	name: z.string(),
-	description: z.string().nullable(),
+	description: nullable(z.string()),
 	caseCount: z.number().describe("Live cases (deleted ones left out)"),
 	createdAt: z.string(),
 	updatedAt: z.string(),
@@ -34,19 +35,19 @@ const DATASET = {
 const CASE = {
 	id: z.string().describe("Case id"),
 	datasetId: z.string(),
-	input: z.string().nullable(),
+	input: nullable(z.string()),
 	messages: z.array(z.object({ role: z.string(), content: z.string() })).nullable(),
-	expectedOutput: z.string().nullable(),
-	scorers: z.array(z.record(z.unknown())),
-	replacesCaseId: z.string().nullable(),
+	expectedOutput: nullable(z.string()),
+	scorers: z.array(jsonObject()),
+	replacesCaseId: nullable(z.string()),
 	deleted: z.boolean(),
 };
 const RUN = {
 	id: z.string().describe("Run id"),
 	datasetId: z.string(),
 	status: z.enum(["queued", "running", "completed", "failed", "cancelled"]).describe("queued -> running -> completed, failed or cancelled"),
-	target: z.record(z.unknown()).describe("What was evaluated, as named at start"),
-	versionId: z.string().nullable().describe("The version the run froze; null for the draft"),
+	target: jsonObject().describe("What was evaluated, as named at start"),
+	versionId: nullable(z.string()).describe("The version the run froze; null for the draft"),
 	provider: z.string(),
 	model: z.string(),
 	caseCount: z.number(),
@@ -59,7 +60,7 @@ const RUN = {
 			erroredCases: z.number().describe("Cases whose generation or a scorer failed (see each result's error)"),
 			passRate: z.number().describe("Passed cases over all cases, 0..1"),
 			meanScores: z.record(z.number()).describe("Mean score per scorer name"),
-			latencyMs: z.object({ p50: z.number().nullable(), p95: z.number().nullable() }),
+			latencyMs: z.object({ p50: nullable(z.number()), p95: nullable(z.number()) }),
 			inputTokens: z.number(),
 			outputTokens: z.number(),
 			totalTokens: z.number(),
@@ -67,12 +68,12 @@ const RUN = {
 		})
 		.nullable()
 		.describe("Set when the run ends: pass rate, mean score per scorer, latency p50/p95, tokens, cost"),
-	failureReason: z.string().nullable().describe("Why the run failed or was cancelled (who cancelled it, or what its starter lost)"),
+	failureReason: nullable(z.string()).describe("Why the run failed or was cancelled (who cancelled it, or what its starter lost)"),
 };
 const page = (item: z.ZodRawShape) => ({
 	data: z.array(z.object(item).passthrough()),
 	hasMore: z.boolean(),
-	nextCursor: z.string().nullable().describe("Pass as cursor for the next page"),
+	nextCursor: nullable(z.string()).describe("Pass as cursor for the next page"),
 });
 const DELETED = { id: z.string(), deleted: z.literal(true) };
 
@@ -175,9 +176,9 @@ const getEvaluationRunTool = defineTool({
 	inputSchema: ZGetEvaluationRunInput.shape,
 	outputSchema: {
 		...RUN,
-		cases: z.array(z.object({ caseId: z.string(), case: z.record(z.unknown()).nullable(), result: z.record(z.unknown()).nullable() })),
+		cases: z.array(z.object({ caseId: z.string(), case: jsonObject().nullable(), result: jsonObject().nullable() })),
 		comparison: z
-			.object({ regressedCaseIds: z.array(z.string()), improvedCaseIds: z.array(z.string()), cases: z.array(z.record(z.unknown())) })
+			.object({ regressedCaseIds: z.array(z.string()), improvedCaseIds: z.array(z.string()), cases: z.array(jsonObject()) })
 			.passthrough()
 			.nullable()
 			.describe("Present when compareToRunId was given"),

@@ -1,6 +1,16 @@
 import { z } from "zod";
+import { ZVariableValue } from "../../modules/assistants/assistant-config";
 
-/** Argument schemas shared by many tools, each described for the model choosing values. */
+/**
+ * Argument and result schemas shared by many tools, each described for the model choosing values.
+ *
+ * Every tool schema must stay portable (test/mcp/schema-portability.test.ts applies the MCP
+ * Inspector's checks to what tools/list sends): no `type` arrays, no schema that accepts anything,
+ * no `$ref`. The MCP SDK writes them with zod-to-json-schema, hence three habits here:
+ * `nullable()` below instead of zod's `.nullable()` on a plain string, number or boolean; `jsonObject()`
+ * instead of `z.record(z.unknown())`; and a fresh schema (a function) wherever one tool uses the same
+ * field twice, since a zod instance met a second time is written as a `$ref` to the first.
+ */
 export const workspaceId = z.string().min(1).max(100).describe("The workspace to act on (an id from list_workspaces)");
 export const organizationId = z
 	.string()
@@ -10,6 +20,29 @@ export const organizationId = z
 	.describe("The organization to act on (an id from list_organizations); required only for a connection to all of the user's organizations");
 export const assistantSlug = z.string().min(1).max(63).describe("The assistant's slug, e.g. 'support-bot' (list_assistants)");
 export const environmentSlug = z.string().min(1).max(63).describe("An environment slug, e.g. 'production' or 'staging' (list_environments)");
-export const timestamp = z.string().describe("ISO-8601 UTC");
+export const timestamp = () => z.string().describe("ISO-8601 UTC");
 
 export const deleted = { deleted: z.literal(true).describe("Always true: it is gone") };
+
+/**
+ * `schema` or null, written `anyOf: [{type: "string"}, {type: "null"}]`. zod-to-json-schema writes
+ * `.nullable()` of a plain string or number as `type: ["string", "null"]`, which clients that
+ * map tool schemas onto a single-type dialect (Gemini's function declarations) reject; through
+ * `readonly()`, which changes nothing for a primitive, it writes the anyOf form instead.
+ */
+export function nullable(schema: z.ZodString): z.ZodNullable<z.ZodReadonly<z.ZodString>>;
+export function nullable(schema: z.ZodNumber): z.ZodNullable<z.ZodReadonly<z.ZodNumber>>;
+export function nullable(schema: z.ZodString | z.ZodNumber): z.ZodTypeAny {
+	return schema.readonly().nullable();
+}
+
+/** Any JSON object: `{type: "object", additionalProperties: true}` (a record of `z.unknown()` would leave its values untyped). */
+export const jsonObject = () => z.object({}).passthrough();
+
+/** Whether each value has its variable's declared type is checked by the use case, which names the variable. */
+export const variables = z
+	.record(ZVariableValue)
+	.optional()
+	.describe(
+		'Values for the prompt variables the assistant declares, by name, e.g. {"customerName": "Ada", "tier": 2, "vip": true}: each a string (up to 200,000 characters), a number or a boolean, of the type the variable declares (get_assistant_version lists them). Required ones must be given; optional ones default.',
+	);

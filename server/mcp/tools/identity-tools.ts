@@ -4,7 +4,7 @@ import { listOrganizations } from "../../modules/tenancy/list-organizations";
 import { listWorkspaces } from "../../modules/tenancy/list-workspaces";
 import { MEMBER_ROLES } from "../../db/entities";
 import { defineTool, type McpTool, READ_ONLY } from "../tool-definition";
-import { organizationId, timestamp } from "./fields";
+import { nullable, organizationId, timestamp } from "./fields";
 
 const whoami = defineTool({
 	name: "whoami",
@@ -13,11 +13,11 @@ const whoami = defineTool({
 		"Describes this connection: the signed-in user, the OAuth client and connection, the organization it is bound to (or all of the user's organizations) and the granted scopes. Call it first to learn which organization and scopes you act with.",
 	inputSchema: {},
 	outputSchema: {
-		user: z.object({ id: z.string(), email: z.string(), name: z.string().nullable() }).describe("The signed-in user"),
+		user: z.object({ id: z.string(), email: z.string(), name: nullable(z.string()) }).describe("The signed-in user"),
 		clientId: z.string().describe("The OAuth client (application) of this connection"),
 		connectionId: z.string().describe("The approved connection; revoking it stops this token"),
 		organization: z.object({ id: z.string(), name: z.string() }).nullable().describe("The bound organization; null when the connection spans all of the user's organizations"),
-		organizationId: z.string().nullable().describe("The bound organization's id; null for all organizations"),
+		organizationId: nullable(z.string()).describe("The bound organization's id; null for all organizations"),
 		allOrganizations: z.boolean().describe("True when tools take an organizationId to choose among the user's organizations"),
 		scopes: z.array(z.string()).describe("Granted scopes: mcp:read, mcp:write, mcp:admin"),
 	},
@@ -54,7 +54,7 @@ const listWorkspacesTool = defineTool({
 	title: "List workspaces",
 	description: "The organization's workspaces; every assistant, knowledge, trace and key tool takes one of these ids as workspaceId.",
 	inputSchema: { organizationId },
-	outputSchema: { workspaces: z.array(z.object({ id: z.string(), organizationId: z.string(), name: z.string(), createdAt: timestamp })) },
+	outputSchema: { workspaces: z.array(z.object({ id: z.string(), organizationId: z.string(), name: z.string(), createdAt: timestamp() })) },
 	annotations: READ_ONLY,
 	permission: "workspace:read",
 	run: async (context, input) => ({ workspaces: await listWorkspaces(context, input) }),

@@ -9,13 +9,23 @@ import { listKnowledgeSources } from "../../modules/knowledge/list-knowledge-sou
 import { searchKnowledgeSource } from "../../modules/knowledge/search-knowledge-source";
 import { uploadKnowledgeDocument } from "../../modules/knowledge/upload-knowledge-document";
 import { DESTRUCTIVE, defineTool, type McpTool, READ_ONLY, WRITES } from "../tool-definition";
-import { deleted, workspaceId } from "./fields";
+import { deleted, nullable, timestamp, workspaceId } from "./fields";
 
 const sourceId = z.string().min(1).max(100).describe("A knowledge source id (list_knowledge_sources)");
 const documentId = z.string().min(1).max(100).describe("A document id (list_knowledge_documents)");
 const limit = z.number().int().min(1).max(100).optional().describe("Page size, 1 to 100 (default 20)");
 const cursor = z.string().min(1).max(200).optional().describe("nextCursor from the previous page");
-const page = { hasMore: z.boolean().describe("Whether another page follows"), nextCursor: z.string().nullable().describe("Pass as cursor for the next page") };
+/**
+ * The API's schemas with their nullable strings and shared timestamps spelled portably for tool
+ * schemas (fields.ts says why); the values are the same.
+ */
+const source = ZKnowledgeSource.extend({ description: nullable(z.string()), createdAt: timestamp(), updatedAt: timestamp() });
+const document = ZKnowledgeDocument.extend({
+	failureReason: nullable(z.string()).describe("Why ingestion failed, for humans; null unless FAILED"),
+	createdAt: timestamp(),
+	updatedAt: timestamp(),
+});
+const page = { hasMore: z.boolean().describe("Whether another page follows"), nextCursor: nullable(z.string()).describe("Pass as cursor for the next page") };
 
 export const KNOWLEDGE_TOOLS: McpTool[] = [
 	defineTool({
@@ -23,7 +33,7 @@ export const KNOWLEDGE_TOOLS: McpTool[] = [
 		title: "List knowledge sources",
 		description: "The workspace's knowledge sources (collections of documents searched together), newest first.",
 		inputSchema: { workspaceId, limit, cursor },
-		outputSchema: { sources: z.array(ZKnowledgeSource), ...page },
+		outputSchema: { sources: z.array(source), ...page },
 		annotations: READ_ONLY,
 		permission: "knowledge:read",
 		run: async (context, input) => {
@@ -36,7 +46,7 @@ export const KNOWLEDGE_TOOLS: McpTool[] = [
 		title: "List documents",
 		description: "The documents of a knowledge source with their ingestion status (PENDING, PROCESSING, READY, FAILED), newest first.",
 		inputSchema: { workspaceId, sourceId, limit, cursor },
-		outputSchema: { documents: z.array(ZKnowledgeDocument), ...page },
+		outputSchema: { documents: z.array(document), ...page },
 		annotations: READ_ONLY,
 		permission: "knowledge:read",
 		run: async (context, input) => {
@@ -94,7 +104,7 @@ export const KNOWLEDGE_TOOLS: McpTool[] = [
 				.optional()
 				.describe("Leave out for the default"),
 		},
-		outputSchema: ZKnowledgeSource.shape,
+		outputSchema: source.shape,
 		annotations: WRITES,
 		permission: "knowledge:write",
 		run: (context, input) => createKnowledgeSource(context, input),
@@ -110,7 +120,7 @@ export const KNOWLEDGE_TOOLS: McpTool[] = [
 			filename: z.string().min(1).max(255).describe("A name ending in .md, .markdown or .txt, e.g. 'returns-policy.md'"),
 			text: z.string().min(1).max(5_000_000).describe("The document's content"),
 		},
-		outputSchema: ZKnowledgeDocument.shape,
+		outputSchema: document.shape,
 		annotations: WRITES,
 		permission: "knowledge:write",
 		run: (context, input) =>

@@ -2,16 +2,16 @@ import { z } from "zod";
 import { getTrace } from "../../modules/traces/get-trace";
 import { listTraces } from "../../modules/traces/list-traces";
 import { defineTool, type McpTool, READ_ONLY } from "../tool-definition";
-import { timestamp, workspaceId } from "./fields";
+import { jsonObject, nullable, timestamp, workspaceId } from "./fields";
 
 const summary = z.object({
 	id: z.string(),
 	kind: z.string().describe("assistant (deployed), playground, execute (ad hoc) or evaluation"),
 	principalType: z.string().describe("Who asked: api_key, user or operator"),
-	principalId: z.string().nullable(),
-	assistantId: z.string().nullable(),
-	versionId: z.string().nullable(),
-	environmentId: z.string().nullable(),
+	principalId: nullable(z.string()),
+	assistantId: nullable(z.string()),
+	versionId: nullable(z.string()),
+	environmentId: nullable(z.string()),
 	provider: z.string(),
 	model: z.string(),
 	streamed: z.boolean(),
@@ -19,9 +19,9 @@ const summary = z.object({
 	inputTokens: z.number(),
 	outputTokens: z.number(),
 	costMicroUsd: z.number().describe("Cost in millionths of a US dollar"),
-	finishReason: z.string().nullable(),
-	errorCode: z.string().nullable().describe("Set when the generation failed"),
-	createdAt: timestamp,
+	finishReason: nullable(z.string()),
+	errorCode: nullable(z.string()).describe("Set when the generation failed"),
+	createdAt: timestamp(),
 });
 
 export const TRACE_TOOLS: McpTool[] = [
@@ -40,7 +40,7 @@ export const TRACE_TOOLS: McpTool[] = [
 			before: z.string().max(100).optional().describe("nextBefore from the previous page"),
 			limit: z.number().int().min(1).max(100).optional().describe("Page size (default 20)"),
 		},
-		outputSchema: { traces: z.array(summary), nextBefore: z.string().nullable().describe("Pass as before for the next (older) page; null on the last") },
+		outputSchema: { traces: z.array(summary), nextBefore: nullable(z.string()).describe("Pass as before for the next (older) page; null on the last") },
 		annotations: READ_ONLY,
 		permission: "traces:read",
 		run: (context, input) => listTraces(context, input),
@@ -52,14 +52,18 @@ export const TRACE_TOOLS: McpTool[] = [
 		inputSchema: { workspaceId, traceId: z.string().min(1).max(100).describe("A trace id (list_traces)") },
 		outputSchema: {
 			...summary.shape,
-			timeToFirstTokenMs: z.number().nullable(),
+			timeToFirstTokenMs: nullable(z.number()),
 			totalTokens: z.number(),
-			input: z.unknown().describe("{messages, config} as sent to the provider; null when content is not stored"),
-			output: z.string().nullable(),
-			errorMessage: z.string().nullable(),
+			input: jsonObject().nullable().describe("{messages, config} as sent to the provider; null when content is not stored"),
+			output: nullable(z.string()),
+			errorMessage: nullable(z.string()),
 		},
 		annotations: READ_ONLY,
 		permission: "traces:read",
-		run: (context, input) => getTrace(context, input),
+		run: async (context, input) => {
+			const trace = await getTrace(context, input);
+			// Written by the runtime as {messages, config}, or null when the workspace keeps no content.
+			return { ...trace, input: trace.input as Record<string, unknown> | null };
+		},
 	}),
 ];

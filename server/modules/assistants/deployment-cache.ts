@@ -1,4 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import type { TServedAssistant } from "../../../contract/schemas/runtime";
 import type { AssistantConfig } from "../../db/entities";
 import { NotifiedCache } from "../../db/notified-cache";
 import { type DatabaseNotifications, defineChannel } from "../../db/notifications";
@@ -14,6 +15,8 @@ export interface ResolvedDeployment {
 	version: number;
 	environment: string;
 	config: AssistantConfig;
+	/** What answers name as having served them; built once per cached deployment. */
+	served: TServedAssistant;
 }
 
 type Row = { assistant_id: string; archived_at: Date | null; environment_id: string | null; version_id: string | null; version: number | null; config: AssistantConfig | null };
@@ -36,7 +39,14 @@ export async function loadDeployment(em: EntityManager, input: { workspaceId: st
 	if (!row.version_id || !row.config || row.version === null) {
 		throw new AppError("DEPLOYMENT_NOT_FOUND", `Assistant '${input.slug}' is not deployed to '${input.environment}'`);
 	}
-	return { assistantId: row.assistant_id, versionId: row.version_id, version: row.version, environment: input.environment, config: row.config };
+	return {
+		assistantId: row.assistant_id,
+		versionId: row.version_id,
+		version: row.version,
+		environment: input.environment,
+		config: row.config,
+		served: { slug: input.slug, version: row.version, environment: input.environment },
+	};
 }
 
 /**

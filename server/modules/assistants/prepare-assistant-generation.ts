@@ -1,10 +1,14 @@
-import type { TAssistantRunInput } from "../../../contract/schemas/runtime";
+import type { TAssistantRunInput, TServedAssistant } from "../../../contract/schemas/runtime";
+import { newId } from "../../shared/ids";
 import type { UseCaseContext } from "../platform-services";
-import type { GenerationInput } from "../runtime/run-generation";
+import type { GenerationInput, TracedGenerationInput } from "../runtime/run-generation";
 import { DEFAULT_ENVIRONMENT_SLUG } from "../tenancy/create-workspace";
 import { authorizeWorkspace } from "../access/authorize";
 import { renderPromptTemplate, resolveVariables } from "./render-prompt";
 import { formatKnowledgeContext, retrieveKnowledge } from "./retrieve-knowledge-context";
+
+/** A deployed assistant's generation, with the version that serves it and its trace id assigned up front: the answer names both. */
+export type AssistantGeneration = TracedGenerationInput & { served: TServedAssistant };
 
 /**
  * A deployed assistant's run as an ordinary generation: the version deployed to the environment
@@ -15,7 +19,7 @@ import { formatKnowledgeContext, retrieveKnowledge } from "./retrieve-knowledge-
 export async function prepareAssistantGeneration(
 	context: UseCaseContext,
 	input: { workspaceId?: string; slug: string; run: TAssistantRunInput },
-): Promise<GenerationInput> {
+): Promise<AssistantGeneration> {
 	const workspaceId = await authorizeWorkspace(context, "generations:run", input.workspaceId);
 	const environment = input.run.environment ?? DEFAULT_ENVIRONMENT_SLUG;
 	const deployment = await context.services.deployments.resolve(() => context.em, { workspaceId, slug: input.slug, environment });
@@ -25,7 +29,8 @@ export async function prepareAssistantGeneration(
 	const knowledge = config.knowledge ?? [];
 	const chunks = knowledge.length === 0 ? [] : await retrieveKnowledge(context, { workspaceId, query: input.run.input, knowledge });
 	return {
-		origin: { workspaceId, principal: context.principal, assistant: { assistantId: deployment.assistantId, versionId: deployment.versionId, environment } },
+		origin: { workspaceId, principal: context.principal, assistant: { assistantId: deployment.assistantId, versionId: deployment.versionId, environment }, traceId: newId("trace") },
+		served: deployment.served,
 		providerName: config.provider as GenerationInput["providerName"],
 		model: config.model,
 		messages: [

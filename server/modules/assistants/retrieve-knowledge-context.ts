@@ -3,6 +3,23 @@ import { searchKnowledge } from "../../knowledge/search/search-knowledge";
 import type { TKnowledgeSearchResult } from "../../knowledge/search/types";
 import type { UseCaseContext } from "../platform-services";
 
+/**
+ * The score below which a chunk is not added to the prompt, unless the attachment sets its own
+ * `minScore` (0 turns the floor off). Scores are search's fused scores: each ranking brought to 0..1
+ * relative to the input's best match (BM25 divided by the best BM25, vector similarity min-max
+ * normalised), weighted 0.95 / 0.05; raw BM25 is not comparable across inputs and sources (the best
+ * raw score of a Cranfield query ranges from 1.3 to 4.5), the fused score is. So 0.25 means "less than
+ * about a quarter of the best match's lexical score", and a chunk that shares no word with the input,
+ * found by its embedding alone, scores at most 0.05 and never passes.
+ *
+ * Measured by bench/knowledge-floor.ts on Cranfield (chosen on the tuning half of the queries: the
+ * highest candidate floor keeping at least 95% of the relevant chunks at topK 5, 10 and 20): it keeps
+ * 99-100% of the relevant chunks on both halves; of the chunks below it, 4% are relevant, against
+ * 21-54% of all retrieved. It does not judge an input unrelated to every document: that input's best
+ * chunk still scores near 1 when it shares a word with the input (docs/runtime.md, "Knowledge in prompts").
+ */
+export const DEFAULT_KNOWLEDGE_MIN_SCORE = 0.25;
+
 /** One retrieved chunk with the name of the source it came from. */
 export interface RetrievedChunk extends TKnowledgeSearchResult {
 	sourceId: string;
@@ -10,7 +27,8 @@ export interface RetrievedChunk extends TKnowledgeSearchResult {
 }
 
 /**
- * The top chunks of every knowledge source attached to the version, for the caller's input.
+ * The top chunks of every knowledge source attached to the version, for the caller's input, at or
+ * above the attachment's minScore (default DEFAULT_KNOWLEDGE_MIN_SCORE).
  * Sources are searched in parallel; one deleted since the version was published is skipped with
  * a warning (the version is immutable, the source is not), never failing the generation.
  */
@@ -31,7 +49,7 @@ export async function retrieveKnowledge(
 				return [];
 			}
 			// Each search gets its own fork: they run concurrently and an EntityManager is not shareable.
-			const results = await searchKnowledge(em.fork(), services, source, { query: input.query, topK: entry.topK, minScore: entry.minScore });
+			const results = await searchKnowledge(em.fork(), services, source, { query: input.query, topK: entry.topK, minScore: entry.minScore ?? DEFAULT_KNOWLEDGE_MIN_SCORE });
 			return results.map((result) => ({ ...result, sourceId: source.id, sourceName: source.name }));
 		}),
 	);

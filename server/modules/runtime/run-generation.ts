@@ -3,6 +3,7 @@ import type { ProviderName } from "../../db/entities";
 import { ProviderError } from "../../providers/provider-error";
 import type { ChatMessage, GenerationRequest, ProviderStreamEvent, TokenUsage } from "../../providers/types";
 import { EMPTY_USAGE } from "../../providers/types";
+import { newId } from "../../shared/ids";
 import type { Principal } from "../../shared/principal";
 import type { UseCaseContext } from "../platform-services";
 import { type CallerPresence, GenerationDeadline } from "./generation-deadline";
@@ -15,9 +16,15 @@ export interface GenerationOrigin {
 	assistant?: { assistantId: string; versionId: string | null; environment: string | null };
 	/** A playground turn: an assistant's draft (versionId null) or a pinned version, not a deployment. */
 	playground?: { assistantId: string; versionId: string | null };
-	/** The trace's id, when the caller must point at it (an evaluation result); otherwise a new one. */
+	/**
+	 * The trace's id, when the caller must name it (the runtime's answer, an evaluation result);
+	 * otherwise a new one. The trace row is written under this id.
+	 */
 	traceId?: string;
 }
+
+/** A generation whose trace id was assigned up front, so that its answer can name it. */
+export type TracedGenerationInput = GenerationInput & { origin: GenerationOrigin & { traceId: string } };
 
 export interface GenerationInput {
 	origin: GenerationOrigin;
@@ -27,8 +34,19 @@ export interface GenerationInput {
 	config: TGenerationConfig;
 }
 
+/**
+ * The transport's side of a generation: whether its caller is still there, and a call once the
+ * generation reached its provider, from when it is traced whatever happens (the HTTP layer then
+ * names the trace in its headers, errors included).
+ */
+export interface GenerationCaller extends CallerPresence {
+	started?(): void;
+}
+
 /** What a finished (or failed) generation reports; traces are built from it. */
 export interface GenerationOutcome {
+	/** The id the trace is written under. */
+	traceId: string;
 	input: GenerationInput;
 	streamed: boolean;
 	startedAt: number;
@@ -60,15 +78,18 @@ function asProviderError(error: unknown, providerName: string): ProviderError {
  * POST /runtime/execute and the assistant endpoint: one answer, retried on transient failures.
  * Every generation, failed ones too, is traced (off the response path) and its cost counted.
  */
-export async function executeGeneration(context: UseCaseContext, input: GenerationInput, caller?: CallerPresence): Promise<TGenerationResult> {
+export async function executeGeneration(context: UseCaseContext, input: GenerationInput, caller?: GenerationCaller): Promise<TGenerationResult> {
 	const { services } = context;
 	const adapter = await services.providers.forWorkspace(() => context.em, input.origin.workspaceId, input.providerName);
+	const traceId = input.origin.traceId ?? newId("trace");
+	caller?.started?.();
 	const deadline = new GenerationDeadline(input.config.timeoutMs ?? GENERATION_DEFAULTS.timeoutMs, caller);
 	const maxRetries = input.config.maxRetries ?? GENERATION_DEFAULTS.maxRetries;
 	const startedAt = Date.now();
 	let attempts = 0;
 	const report = (partial: Partial<GenerationOutcome>) =>
 		services.traces.record({
+			traceId,
 			input,
 			streamed: false,
 			startedAt,
@@ -90,7 +111,7 @@ export async function executeGeneration(context: UseCaseContext, input: Generati
 			try {
 				const output = await adapter.generate(toProviderRequest(input), deadline.signal);
 				report({ output: output.content, usage: output.usage, finishReason: output.finishReason, timeToFirstTokenMs: Date.now() - startedAt });
-				return { message: { role: "assistant", content: output.content }, finishReason: output.finishReason, usage: output.usage };
+				return { message: { role: "assistant", content: output.content }, finishReason: output.finishReason, usage: output.usage, traceId };
 			} catch (error) {
 				const failure = deadline.explain(asProviderError(error, input.providerName));
 				const delay = deadline.retryDelay(failure, attempts, maxRetries);
@@ -114,9 +135,11 @@ export async function executeGeneration(context: UseCaseContext, input: Generati
  * after it with a terminal `error` event. Closing the generator (or the caller going away) closes
  * the upstream request at once.
  */
-export async function* streamGeneration(context: UseCaseContext, input: GenerationInput, caller?: CallerPresence): AsyncGenerator<ProviderStreamEvent, void, undefined> {
+export async function* streamGeneration(context: UseCaseContext, input: GenerationInput, caller?: GenerationCaller): AsyncGenerator<ProviderStreamEvent, void, undefined> {
 	const { services } = context;
 	const adapter = await services.providers.forWorkspace(() => context.em, input.origin.workspaceId, input.providerName);
+	const traceId = input.origin.traceId ?? newId("trace");
+	caller?.started?.();
 	const deadline = new GenerationDeadline(input.config.timeoutMs ?? GENERATION_DEFAULTS.timeoutMs, caller);
 	const maxRetries = input.config.maxRetries ?? GENERATION_DEFAULTS.maxRetries;
 	const startedAt = Date.now();
@@ -165,6 +188,7 @@ export async function* streamGeneration(context: UseCaseContext, input: Generati
 		// A caller that went away mid-stream is recorded as such, not as a success.
 		if (!failure && finishReason === null) failure = new ProviderError("aborted", input.providerName, "The caller cancelled the stream", { retryable: false });
 		services.traces.record({
+			traceId,
 			input,
 			streamed: true,
 			startedAt,

@@ -10,7 +10,9 @@ export async function getTrace(
 	input: { workspaceId?: string; traceId: string },
 ): Promise<TraceSummary & { timeToFirstTokenMs: number | null; totalTokens: number; input: unknown; output: string | null; errorMessage: string | null }> {
 	const workspaceId = await authorizeWorkspace(context, "traces:read", input.workspaceId);
-	const trace = await context.em.findOne(TraceSchema, { id: input.traceId, workspace: workspaceId });
+	const find = () => context.em.findOne(TraceSchema, { id: input.traceId, workspace: workspaceId });
+	// Traces are written in batches: one this process has not written yet is written now, not missed.
+	const trace = (await find()) ?? (await context.services.traces.written(input.traceId).then(find));
 	if (!trace) throw AppError.notFound("Trace");
 	return {
 		...summarizeTrace(trace),

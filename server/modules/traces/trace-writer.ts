@@ -1,7 +1,6 @@
 import type { OptionalProps } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Trace } from "../../db/entities";
-import { newId } from "../../shared/ids";
 import { describePrincipal } from "../../shared/principal";
 import type { Logger } from "../../shared/logger";
 import type { GenerationOutcome } from "../runtime/run-generation";
@@ -21,7 +20,7 @@ type PendingTrace = Omit<Trace, typeof OptionalProps>;
 export function traceOf(outcome: GenerationOutcome): PendingTrace {
 	const { input } = outcome;
 	return {
-		id: input.origin.traceId ?? newId("trace"),
+		id: outcome.traceId,
 		workspace: input.origin.workspaceId,
 		apiKey: input.origin.principal.kind === "api_key" ? input.origin.principal.apiKeyId : null,
 		principalType: input.origin.principal.kind,
@@ -166,6 +165,16 @@ export class TraceWriter {
 		this.buffer.push(trace);
 		if (this.buffer.length >= FLUSH_SIZE) void this.flush();
 		else this.timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
+	}
+
+	/**
+	 * Resolves once a trace this process recorded is in the database, writing it now if it is still
+	 * buffered (at once for a trace it never held): an answer names its trace before the batch holding
+	 * it is written, and a reader asking for it at once must find it.
+	 */
+	written(traceId: string): Promise<void> {
+		if (this.buffer.some((trace) => trace.id === traceId)) return this.flush();
+		return this.flushing;
 	}
 
 	/** Flushes are serialised so traces land in order and close() waits for the last one. */

@@ -3,12 +3,13 @@ import { PROVIDERS } from "../../../db/entities";
 import { checkJsonSchemaSubset } from "./json-schema-subset";
 import { PATTERN_FLAGS, PATTERN_LIMITS, unsupportedConstruct } from "./tenant-pattern";
 
-const name = z.string().min(1).max(100).optional().describe("How aggregates name this scorer; defaults to its type");
+// A fresh schema per scorer: one zod instance met twice in a tool's JSON Schema is written as a `$ref`, which some MCP clients do not follow.
+const name = () => z.string().min(1).max(100).optional().describe("How aggregates name this scorer; defaults to its type");
 
 export const ZExactMatchScorer = z
 	.object({
 		type: z.literal("exact_match"),
-		name,
+		name: name(),
 		caseSensitive: z.boolean().default(true).describe("Default true"),
 		trim: z.boolean().default(true).describe("Ignore leading and trailing whitespace; default true"),
 	})
@@ -17,7 +18,7 @@ export const ZExactMatchScorer = z
 export const ZContainsScorer = z
 	.object({
 		type: z.literal("contains"),
-		name,
+		name: name(),
 		value: z.string().min(1).max(10_000).optional().describe("Text the output must contain; defaults to the case's expected output"),
 		caseSensitive: z.boolean().default(false).describe("Default false"),
 	})
@@ -26,7 +27,7 @@ export const ZContainsScorer = z
 export const ZRegexScorer = z
 	.object({
 		type: z.literal("regex"),
-		name,
+		name: name(),
 		pattern: z
 			.string()
 			.min(1)
@@ -39,15 +40,16 @@ export const ZRegexScorer = z
 export const ZJsonScorer = z
 	.object({
 		type: z.literal("json"),
-		name,
-		schema: z.record(z.unknown()).optional().describe("Optional JSON Schema (the documented subset, `pattern` included) the parsed output must satisfy"),
+		name: name(),
+		// An object of any fields (`additionalProperties: true`): a record of z.unknown() reads as "anything" to MCP clients.
+		schema: z.object({}).passthrough().optional().describe("Optional JSON Schema (the documented subset, `pattern` included) the parsed output must satisfy"),
 	})
 	.strict();
 
 export const ZNumericScorer = z
 	.object({
 		type: z.literal("numeric"),
-		name,
+		name: name(),
 		expected: z.number().finite().optional().describe("Defaults to the case's expected output read as a number"),
 		tolerance: z.number().finite().min(0).default(0).describe("Largest absolute difference that passes; default 0"),
 		relativeTolerance: z.number().finite().min(0).max(1).optional().describe("Largest difference as a fraction of the expected value"),
@@ -57,7 +59,7 @@ export const ZNumericScorer = z
 export const ZRubricScorer = z
 	.object({
 		type: z.literal("rubric"),
-		name,
+		name: name(),
 		criteria: z.string().min(1).max(20_000).describe("What a good answer does; the grader scores the output against it from 0 to 1"),
 		provider: z.enum(PROVIDERS).describe("Provider of the grading model, on the workspace's credential"),
 		model: z.string().min(1).max(200).describe("Grading model"),
