@@ -54,14 +54,21 @@ export function createOAuthEndpoints(services: PlatformServices, options: Partia
 			// Expired codes, sessions and interactions are never read again; once an hour is plenty.
 			sweep = setInterval(() => deleteExpiredOAuthRecords(services.orm).catch((error) => services.logger.warn("expired OAuth records not swept", { error })), 3600_000);
 			sweep.unref();
-			const providerCallback = server.provider.callback() as (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+			const callbacks = new WeakMap<object, (request: IncomingMessage, response: ServerResponse) => Promise<void>>();
 			const issuerUrl = new URL(server.issuer);
 			// Every URL oidc-provider writes (discovery, redirects) comes from PUBLIC_BASE_URL, never
 			// from what a client put in Host or X-Forwarded-* headers.
-			const callback = (request: IncomingMessage, response: ServerResponse) => {
+			const callback = async (request: IncomingMessage, response: ServerResponse) => {
 				request.headers.host = issuerUrl.host;
 				request.headers["x-forwarded-proto"] = issuerUrl.protocol.slice(0, -1);
 				delete request.headers["x-forwarded-host"];
+				// The provider of the current signing keys (rebuilt after a rotation or retirement).
+				const provider = await server.current();
+				let providerCallback = callbacks.get(provider);
+				if (!providerCallback) {
+					providerCallback = provider.callback() as (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+					callbacks.set(provider, providerCallback);
+				}
 				return providerCallback(request, response);
 			};
 			return { server, authenticator, callback };

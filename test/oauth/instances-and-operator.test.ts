@@ -4,7 +4,8 @@ import { authorizeOrganization } from "../../server/modules/access/authorize";
 import { createUseCaseContext } from "../../server/modules/platform-services";
 import { createUser } from "../../server/modules/tenancy/create-user";
 import { McpRequestAuthenticator } from "../../server/oauth/authenticate-mcp-request";
-import { loadSigningKeys } from "../../server/oauth/signing-keys";
+import { loadSigningKeys } from "../../server/modules/oauth/signing-keys";
+import { SigningKeyRing } from "../../server/oauth/signing-key-ring";
 import { type RunningPlatform, startPlatform } from "../../server/platform";
 import { AppError } from "../../server/shared/app-error";
 import { createLogger } from "../../server/shared/logger";
@@ -152,7 +153,7 @@ describe("operator CLI: connections and the organization's MCP administration sw
 			platform.services,
 			platform.services.settings.publicBaseUrl,
 			`${platform.services.settings.publicBaseUrl}/mcp`,
-			await loadSigningKeys(platform.orm, platform.services.secrets),
+			new SigningKeyRing(platform.services),
 		);
 		const authentication = await authenticator.authenticate({ headers: { authorization: `Bearer ${tokens.accessToken}` } } as IncomingMessage);
 		if (!authentication.ok) throw authentication.error;
