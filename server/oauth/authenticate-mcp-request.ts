@@ -54,7 +54,7 @@ export class McpRequestAuthenticator {
 		let claims: JWTPayload;
 		try {
 			({ payload: claims } = await jwtVerify(match[1], async ({ kid }) => {
-				const key = keys.verificationKey(kid);
+				const key = keys.verificationKey(kid) ?? (kid === undefined ? undefined : (await this.signingKeys.read()).verificationKey(kid));
 				if (!key) throw new Error("not signed by a published key");
 				return key;
 			}, {

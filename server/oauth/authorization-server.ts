@@ -63,8 +63,8 @@ export async function createAuthorizationServer(services: PlatformServices, opti
 	const metadataFetch = createClientMetadataFetch({ allowLoopback: options.clientMetadataAllowLoopback, certificateAuthorities: options.clientMetadataCertificateAuthorities });
 	const build = (keys: SigningKeySet) => buildProvider(services, options, { issuer, resource, keys, fetch: metadataFetch.fetch });
 
-	let built = { fingerprint: (await signingKeys.current()).fingerprint, provider: build(await signingKeys.current()) };
-	let rebuilding: Promise<Provider> | undefined;
+	const initialKeys = await signingKeys.current();
+	let built = { fingerprint: initialKeys.fingerprint, provider: build(initialKeys) };
 
 	return {
 		get provider() {
@@ -72,17 +72,12 @@ export async function createAuthorizationServer(services: PlatformServices, opti
 		},
 		async current() {
 			const keys = await signingKeys.current();
-			if (keys.fingerprint === built.fingerprint) return built.provider;
-			rebuilding ??= (async () => {
-				try {
-					built = { fingerprint: keys.fingerprint, provider: build(keys) };
-					services.logger.info("authorization server keys changed", { signingKey: keys.signingKey.kid, published: keys.keys.map((key) => key.kid) });
-					return built.provider;
-				} finally {
-					rebuilding = undefined;
-				}
-			})();
-			return rebuilding;
+			// Built synchronously: requests that see the same new keys find it built by the first of them.
+			if (keys.fingerprint !== built.fingerprint) {
+				built = { fingerprint: keys.fingerprint, provider: build(keys) };
+				services.logger.info("authorization server keys changed", { signingKey: keys.signingKey.kid, published: keys.keys.map((key) => key.kid) });
+			}
+			return built.provider;
 		},
 		issuer,
 		resource,

@@ -46,6 +46,14 @@ export class SigningKeyRing {
 	}
 
 	current(): Promise<SigningKeySet> {
-		return this.cache.get(SIGNING_KEYS_TAG, async () => new SigningKeySet(await loadSigningKeys(this.services.orm, this.services.secrets)));
+		return this.cache.get(SIGNING_KEYS_TAG, () => this.read());
+	}
+
+	/**
+	 * The keys as stored right now, past the cache: for a token naming a key this process has not
+	 * heard of, signed by another instance that handled a rotation's notice a moment earlier.
+	 */
+	async read(): Promise<SigningKeySet> {
+		return new SigningKeySet(await loadSigningKeys(this.services.orm, this.services.secrets));
 	}
 }
