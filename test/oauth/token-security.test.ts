@@ -1,13 +1,36 @@
 import { randomUUID } from "node:crypto";
 import { exportJWK, generateKeyPair, importJWK, SignJWT } from "jose";
+import { Agent, fetch as undiciFetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { revokeConnection } from "../../server/modules/oauth/revoke-connection";
 import { createUser } from "../../server/modules/tenancy/create-user";
 import { loadSigningKeys } from "../../server/modules/oauth/signing-keys";
-import { authorize, callMcp, connectMcpClient, CookieJar, exchangeCode, jwtClaims, pageText, pkcePair, readTokens, refresh, registerClient, untilPast } from "../helpers/oauth-flow";
+import { authorize, callMcp, connectMcpClient, CookieJar, exchangeCode, jwtClaims, type OAuthClient, pageText, pkcePair, readTokens, refresh, registerClient, untilPast } from "../helpers/oauth-flow";
 import { startTestPlatform, type TestPlatform, type TestWorkspace } from "../helpers/platform";
 
 const PASSWORD = "correct horse battery";
+
+const PRESENTERS = 16;
+
+/**
+ * Presents one refresh token `count` times at once: the connections are opened first (one
+ * request each), so the refreshes leave together and the server works on all of them at once.
+ */
+async function raceRefreshes(platform: TestPlatform, client: OAuthClient, refreshToken: string, count: number): Promise<(Record<string, unknown> & { status: number })[]> {
+	const agent = new Agent({ connections: count, pipelining: 0 });
+	try {
+		await Promise.all(Array.from({ length: count }, async () => (await undiciFetch(`${platform.url}/healthz`, { dispatcher: agent })).arrayBuffer()));
+		const form = new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: client.clientId });
+		const responses = await Promise.all(
+			Array.from({ length: count }, () =>
+				undiciFetch(`${platform.url}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form, dispatcher: agent }),
+			),
+		);
+		return Promise.all(responses.map(async (response) => ({ status: response.status, ...((await response.json()) as Record<string, unknown>) })));
+	} finally {
+		await agent.close();
+	}
+}
 
 async function whoamiStatus(platform: TestPlatform, accessToken: string): Promise<number> {
 	const response = await callMcp(platform.url, accessToken, "tools/call", { name: "whoami", arguments: {} });
@@ -304,29 +327,36 @@ describe("tokens: rotation, reuse, revocation, expiry, audience", () => {
 
 	it("gives one refresh token exactly one successor, however many presenters race for it", async () => {
 		const tokens = await connectMcpClient(platform.url, { email, password: PASSWORD });
-		const responses = await Promise.all(Array.from({ length: 10 }, () => refresh(platform.url, tokens.client, tokens.refreshToken)));
-		const bodies = (await Promise.all(responses.map((response) => response.json()))) as Record<string, string>[];
-		expect(responses.map((response) => response.status)).toEqual(Array(10).fill(200));
-		const successors = bodies.filter((body) => body.refresh_token !== undefined);
-		expect(successors.length).toBe(1);
-		// The others are within the grace window: an access token each, no branch of the family.
-		for (const body of bodies) expect(await whoamiStatus(platform, body.access_token)).toBe(200);
-		const grantId = jwtClaims(tokens.accessToken).connection_id as string;
-		const [{ count }] = (await platform.orm.em
-			.getConnection()
-			.execute("select count(*)::int as count from oauth_records r join oauth_connections c on c.grant_id = r.grant_id where c.id = ? and r.model = 'RefreshToken'", [grantId])) as { count: number }[];
-		expect(count).toBe(2);
-		expect((await refresh(platform.url, tokens.client, successors[0].refresh_token)).status).toBe(200);
+		const connectionId = jwtClaims(tokens.accessToken).connection_id;
+		// Round after round, all presenters race with the token the previous round's one successor.
+		let presented = tokens.refreshToken;
+		for (let round = 1; round <= 6; round++) {
+			const bodies = await raceRefreshes(platform, tokens.client, presented, PRESENTERS);
+			expect(bodies.map((body) => body.status)).toEqual(Array(PRESENTERS).fill(200));
+			const successors = bodies.filter((body) => body.refresh_token !== undefined);
+			expect({ round, successors: successors.length }).toEqual({ round, successors: 1 });
+			// The others are within the grace window: an access token each, no branch of the family.
+			for (const body of bodies.slice(0, 3)) expect(await whoamiStatus(platform, body.access_token as string)).toBe(200);
+			const [{ count }] = (await platform.orm.em
+				.getConnection()
+				.execute("select count(*)::int as count from oauth_records r join oauth_connections c on c.grant_id = r.grant_id where c.id = ? and r.model = 'RefreshToken'", [
+					connectionId,
+				])) as { count: number }[];
+			expect(count).toBe(round + 1);
+			presented = successors[0].refresh_token as string;
+		}
+		expect((await refresh(platform.url, tokens.client, presented)).status).toBe(200);
 	});
 
 	it("with strict reuse detection, racing presenters are reuse: one successor, then the grant ends", async () => {
-		const tokens = await connectMcpClient(strict.url, { email: strictEmail, password: PASSWORD });
-		const responses = await Promise.all(Array.from({ length: 10 }, () => refresh(strict.url, tokens.client, tokens.refreshToken)));
-		const bodies = (await Promise.all(responses.map((response) => response.json()))) as Record<string, string>[];
-		const issued = bodies.filter((body) => body.refresh_token !== undefined);
-		expect(issued.length).toBe(1);
-		expect(bodies.filter((body) => body.error === "invalid_grant").length).toBe(9);
-		expect((await refresh(strict.url, tokens.client, issued[0].refresh_token)).status).toBe(400);
+		for (let round = 0; round < 3; round++) {
+			const tokens = await connectMcpClient(strict.url, { email: strictEmail, password: PASSWORD });
+			const bodies = await raceRefreshes(strict, tokens.client, tokens.refreshToken, PRESENTERS);
+			const issued = bodies.filter((body) => body.refresh_token !== undefined);
+			expect(issued.length).toBe(1);
+			expect(bodies.filter((body) => body.error === "invalid_grant").length).toBe(PRESENTERS - 1);
+			expect((await refresh(strict.url, tokens.client, issued[0].refresh_token as string)).status).toBe(400);
+		}
 	});
 
 	it("accepts `resource` on a refresh as MCP clients send it, and refuses any other resource with invalid_target", async () => {
