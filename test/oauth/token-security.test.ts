@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { exportJWK, generateKeyPair, importJWK, SignJWT } from "jose";
 import { Agent, fetch as undiciFetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listConnections } from "../../server/modules/oauth/list-connections";
 import { revokeConnection } from "../../server/modules/oauth/revoke-connection";
 import { createUser } from "../../server/modules/tenancy/create-user";
 import { loadSigningKeys } from "../../server/modules/oauth/signing-keys";
@@ -388,6 +389,14 @@ describe("tokens: rotation, reuse, revocation, expiry, audience", () => {
 				tokens = await readTokens(await refresh(shortLived.url, connected.client, tokens.refreshToken));
 			}
 			expect(await whoamiStatus(shortLived, tokens.accessToken)).toBe(200);
+			const userId = jwtClaims(tokens.accessToken).sub as string;
+			const [listed] = (await listConnections(shortLived.operator(), { userId })).data;
+			expect(Date.parse(listed.expiresAt as string)).toBeGreaterThan(Date.now());
+
+			// Unused for the refresh-token lifetime, it ends, and is listed as ended rather than active.
+			await untilPast(Math.floor(Date.parse(listed.expiresAt as string) / 1000) + 1);
+			expect((await refresh(shortLived.url, connected.client, tokens.refreshToken)).status).toBe(400);
+			expect((await listConnections(shortLived.operator(), { userId })).data[0]).toMatchObject({ revokedAt: null, expiresAt: null });
 		} finally {
 			await shortLived.stop();
 		}
