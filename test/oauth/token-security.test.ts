@@ -374,7 +374,7 @@ describe("tokens: rotation, reuse, revocation, expiry, audience", () => {
 		expect(await whoamiStatus(platform, again.accessToken)).toBe(200);
 	});
 
-	it("keeps a connection in use alive past the refresh-token lifetime: each refresh extends it", async () => {
+	it("keeps a connection in use alive past the refresh-token lifetime: each refresh extends it", { timeout: 120_000 }, async () => {
 		const shortLived = await startTestPlatform({ oauth: { refreshTokenTtlSeconds: 8 } });
 		try {
 			const shortWorkspace = await shortLived.createWorkspace();
