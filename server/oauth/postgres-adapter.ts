@@ -131,9 +131,13 @@ export async function claimRefreshTokenRotation(orm: Orm, id: string): Promise<b
 	return rows.length === 1;
 }
 
-/** Removes records a day past their expiry (oidc-provider never asks for them again). */
+/**
+ * Removes records a day past their expiry (oidc-provider never asks for them again), and the
+ * registration access tokens earlier versions stored without an expiry (none is issued now, and
+ * registration management is off, so nothing reads them).
+ */
 export async function deleteExpiredOAuthRecords(orm: Orm): Promise<void> {
-	await orm.em.getConnection().execute("delete from oauth_records where expires_at < now() - interval '1 day'");
+	await orm.em.getConnection().execute("delete from oauth_records where expires_at < now() - interval '1 day' or model = 'RegistrationAccessToken'");
 }
 
 function clientBreaksRules(payload: AdapterPayload): boolean {
