@@ -85,6 +85,7 @@ const ZEnvironment = z.object({
 	PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(DEFAULT_PASSWORD_HASHING_LIMITS.concurrency),
 	PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).default(DEFAULT_PASSWORD_HASHING_LIMITS.queue),
 	TRUSTED_PROXIES: z.string().default(""),
+	OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(0).default(30),
 	// Evaluation runs (README, Evaluations).
 	EVALUATION_WORKER: z.enum(["inline", "off"]).default("inline"),
 	EVALUATION_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
@@ -108,7 +109,7 @@ export interface Config {
 	quotas: { rateLimitPerMinute: number; monthlySpendQuotaMicroUsd: number | null; mcpConnectionRequestsPerMinute: number; mcpUserRequestsPerMinute: number };
 	redisUrl: string | undefined;
 	http: { maxConnections: number; requestTimeoutMs: number; shutdownGraceMs: number };
-	oauth: OAuthOptions;
+	oauth: Partial<OAuthOptions>;
 	egress: EgressSettings;
 	signIn: SignInThrottleOptions;
 	passwordHashing: PasswordHashingLimits;
@@ -184,6 +185,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 			refreshReuseGraceSeconds: env.OAUTH_REFRESH_REUSE_GRACE_SECONDS,
 			refreshTokenTtlSeconds: env.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
 			clientMetadataAllowLoopback: env.OAUTH_CLIENT_METADATA_ALLOW_LOOPBACK === "true",
+			registrationsPerHour: env.OAUTH_REGISTRATIONS_PER_HOUR,
 		},
 		egress: { allowList: egressAllowList },
 		signIn: {

@@ -29,14 +29,14 @@ export const OAUTH_COMMANDS: CommandSpec[] = [
 	},
 	{
 		path: "signing-key rotate",
-		summary: "A new access-token signing key, used from each instance's next start",
-		details: "The old key stays published until signing-key retire-old (docs/oauth.md#signing-keys).",
+		summary: "A new access-token signing key, used by every instance from its next request",
+		details: "The old key stays published and accepted until signing-key retire-old (docs/oauth.md#signing-keys).",
 		useCase: "rotateSigningKey",
 		flags: [],
 	},
 	{
 		path: "signing-key retire-old",
-		summary: "Stop publishing every signing key but the newest",
+		summary: "Stop publishing and accepting every signing key but the newest, on every instance at once",
 		details: "Run it once the longest access-token lifetime has passed since the last rotation.",
 		useCase: "retireOldSigningKeys",
 		flags: [],

@@ -13,10 +13,10 @@ import { getKnowledgeSource } from "../../server/modules/knowledge/get-knowledge
 import { listConnections } from "../../server/modules/oauth/list-connections";
 import { revokeConnection } from "../../server/modules/oauth/revoke-connection";
 import { setOrganizationMcpAdministration } from "../../server/modules/oauth/set-organization-mcp-administration";
+import { retireOldSigningKeys, rotateSigningKey } from "../../server/modules/oauth/signing-keys";
 import { createUseCaseContext, type UseCaseContext } from "../../server/modules/platform-services";
 import { bootstrapInstallation } from "../../server/modules/tenancy/bootstrap";
 import { createUser } from "../../server/modules/tenancy/create-user";
-import { retireOldSigningKeys, rotateSigningKey } from "../../server/oauth/signing-keys";
 import { createPlatformServices } from "../../server/platform";
 import { AppError } from "../../server/shared/app-error";
 import { createLogger } from "../../server/shared/logger";
@@ -34,8 +34,8 @@ const OPERATOR_USE_CASES = {
 	revokeConnection: (context: UseCaseContext, input: Input) => revokeConnection(context, input as Parameters<typeof revokeConnection>[1]),
 	setOrganizationMcpAdministration: (context: UseCaseContext, input: Input) =>
 		setOrganizationMcpAdministration(context, input as Parameters<typeof setOrganizationMcpAdministration>[1]),
-	rotateSigningKey: (context: UseCaseContext) => rotateSigningKey(context.services.orm, context.services.secrets),
-	retireOldSigningKeys: (context: UseCaseContext) => retireOldSigningKeys(context.services.orm),
+	rotateSigningKey: (context: UseCaseContext) => rotateSigningKey(context, {}),
+	retireOldSigningKeys: (context: UseCaseContext) => retireOldSigningKeys(context, {}),
 	getKnowledgeSource: (context: UseCaseContext, input: Input) => getKnowledgeSource(context, input as Parameters<typeof getKnowledgeSource>[1]),
 	getKnowledgeDocument: (context: UseCaseContext, input: Input) => getKnowledgeDocument(context, input as Parameters<typeof getKnowledgeDocument>[1]),
 };

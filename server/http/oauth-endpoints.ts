@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { PlatformServices } from "../modules/platform-services";
 import { McpRequestAuthenticator, protectedResourceMetadataUrl } from "../oauth/authenticate-mcp-request";
 import { type AuthorizationServer, createAuthorizationServer } from "../oauth/authorization-server";
 import { createConnectionsRoutes } from "../oauth/connections-routes";
@@ -8,7 +7,12 @@ import { DEFAULT_OAUTH_OPTIONS, type OAuthOptions } from "../oauth/oauth-options
 import { renderErrorPage } from "../oauth/pages/error-page";
 import { sendPage } from "../oauth/pages/forms";
 import { deleteExpiredOAuthRecords } from "../oauth/postgres-adapter";
-import { MCP_SCOPES } from "../shared/principal";
+import { admitClientRegistration, deleteEndedRegistrationWindows } from "../modules/oauth/admit-client-registration";
+import { CLIENT_METADATA_MAX_BYTES } from "../modules/oauth/client-metadata-policy";
+import { deleteUnusedClients } from "../modules/oauth/delete-unused-clients";
+import { deleteExpiredPageSessions } from "../modules/oauth/page-sessions";
+import { createUseCaseContext, type PlatformServices } from "../modules/platform-services";
+import { MCP_SCOPES, OPERATOR } from "../shared/principal";
 import { AppError } from "../shared/app-error";
 import { handleMcpRequest, type McpServerFactory } from "./mcp-endpoint";
 import { respondWithError, sendJson } from "./middleware/errors";
@@ -16,6 +20,9 @@ import { assignRequestId } from "./middleware/request-id";
 
 /** Paths oidc-provider answers itself (its routes in authorization-server.ts, discovery, JWKS). */
 const PROVIDER_PATHS: ReadonlySet<string> = new Set(["/oauth/authorize", "/oauth/token", "/oauth/register", "/oauth/revoke", "/.well-known/openid-configuration", "/.well-known/jwks.json"]);
+
+/** A registration body declared larger than this is refused unread (oidc-provider's own cap is 56 KiB); the metadata itself must fit CLIENT_METADATA_MAX_BYTES. */
+const REGISTRATION_BODY_LIMIT = 2 * CLIENT_METADATA_MAX_BYTES;
 
 const WELL_KNOWN_PATHS: ReadonlySet<string> = new Set([
 	"/.well-known/oauth-protected-resource",
@@ -51,23 +58,66 @@ export function createOAuthEndpoints(services: PlatformServices, options: Partia
 			const server = await createAuthorizationServer(services, settings);
 			interactions = createInteractionRoutes(services, server);
 			const authenticator = new McpRequestAuthenticator(services, server.issuer, server.resource, server.signingKeys);
-			// Expired codes, sessions and interactions are never read again; once an hour is plenty.
-			sweep = setInterval(() => deleteExpiredOAuthRecords(services.orm).catch((error) => services.logger.warn("expired OAuth records not swept", { error })), 3600_000);
+			// Expired codes, sessions and interactions are never read again, unused clients go (delete-unused-clients.ts); once an hour is plenty.
+			sweep = setInterval(() => sweepOAuthState().catch((error) => services.logger.warn("OAuth records not swept", { error })), settings.sweepIntervalSeconds * 1000);
 			sweep.unref();
-			const providerCallback = server.provider.callback() as (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+			const callbacks = new WeakMap<object, (request: IncomingMessage, response: ServerResponse) => Promise<void>>();
 			const issuerUrl = new URL(server.issuer);
 			// Every URL oidc-provider writes (discovery, redirects) comes from PUBLIC_BASE_URL, never
 			// from what a client put in Host or X-Forwarded-* headers.
-			const callback = (request: IncomingMessage, response: ServerResponse) => {
+			const callback = async (request: IncomingMessage, response: ServerResponse) => {
 				request.headers.host = issuerUrl.host;
 				request.headers["x-forwarded-proto"] = issuerUrl.protocol.slice(0, -1);
 				delete request.headers["x-forwarded-host"];
+				// The provider of the current signing keys (rebuilt after a rotation or retirement).
+				const provider = await server.current();
+				let providerCallback = callbacks.get(provider);
+				if (!providerCallback) {
+					providerCallback = provider.callback() as (request: IncomingMessage, response: ServerResponse) => Promise<void>;
+					callbacks.set(provider, providerCallback);
+				}
 				return providerCallback(request, response);
 			};
 			return { server, authenticator, callback };
 		})();
 		return started;
 	};
+
+	async function sweepOAuthState(): Promise<void> {
+		const context = createUseCaseContext(services, OPERATOR);
+		await deleteExpiredOAuthRecords(services.orm);
+		const { deleted } = await deleteUnusedClients(context, { unusedSeconds: settings.unusedClientRetentionSeconds, idleSeconds: settings.idleClientRetentionSeconds });
+		if (deleted.length > 0) services.logger.info("unused OAuth clients removed", { clients: deleted.length });
+		await deleteEndedRegistrationWindows(context);
+		await deleteExpiredPageSessions(context);
+	}
+
+	/**
+	 * Before oidc-provider reads a registration: a declared body over the limit is refused unread,
+	 * and each registration counts against its address's hourly limit (every instance together).
+	 * The metadata itself is checked by the provider (authorization-server.ts, client-metadata-policy.ts).
+	 */
+	async function admitRegistration(request: IncomingMessage, response: ServerResponse): Promise<boolean> {
+		const declared = Number(request.headers["content-length"] ?? 0);
+		// Browser-based clients register cross-origin: they must be able to read a refusal.
+		if (declared > REGISTRATION_BODY_LIMIT) {
+			response.setHeader("access-control-allow-origin", "*");
+			response.setHeader("connection", "close");
+			sendJson(response, 413, { error: "invalid_client_metadata", error_description: `The registration is ${declared} bytes; at most ${REGISTRATION_BODY_LIMIT} are accepted` });
+			return false;
+		}
+		try {
+			await admitClientRegistration(createUseCaseContext(services, OPERATOR), { clientAddress: services.settings.trustedProxies.clientAddress(request), registrationsPerHour: settings.registrationsPerHour });
+			return true;
+		} catch (error) {
+			if (!(error instanceof AppError) || error.code !== "RATE_LIMITED") throw error;
+			for (const [name, value] of Object.entries(error.headers ?? {})) response.setHeader(name, value);
+			response.setHeader("access-control-allow-origin", "*");
+			// RFC 6749's vocabulary has no rate-limit code; temporarily_unavailable with 429 and Retry-After says it.
+			sendJson(response, 429, { error: "temporarily_unavailable", error_description: error.message });
+			return false;
+		}
+	}
 
 	function protectedResourceMetadata(server: AuthorizationServer) {
 		return {
@@ -93,6 +143,7 @@ export function createOAuthEndpoints(services: PlatformServices, options: Partia
 			request.url = `/.well-known/openid-configuration${(request.url ?? "").slice(path.length)}`;
 			return callback(request, response);
 		}
+		if (path === "/oauth/register" && request.method === "POST" && !(await admitRegistration(request, response))) return;
 		if (PROVIDER_PATHS.has(path) || path.startsWith("/oauth/authorize/")) return callback(request, response);
 		if (await connections(request, response, path)) return;
 		if (interactions && (await interactions(request, response, path))) return;

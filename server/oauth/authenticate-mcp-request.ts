@@ -1,13 +1,12 @@
 import type { IncomingMessage } from "node:http";
-import { importJWK, type JWTPayload, jwtVerify } from "jose";
+import { type JWTPayload, jwtVerify } from "jose";
 import { createUseCaseContext, type PlatformServices } from "../modules/platform-services";
 import { resolveLiveConnection } from "../modules/oauth/resolve-connection";
 import { isMcpScope } from "../modules/oauth/connection-scopes";
 import { AppError } from "../shared/app-error";
 import { OPERATOR, type McpScope, type UserPrincipal } from "../shared/principal";
-import { ACCESS_TOKEN_ALGORITHM, type PrivateSigningKey, publicJwk } from "./signing-keys";
-
-type VerificationKey = Awaited<ReturnType<typeof importJWK>>;
+import { ACCESS_TOKEN_ALGORITHM } from "../modules/oauth/signing-keys";
+import type { SigningKeyRing } from "./signing-key-ring";
 
 export type McpAuthentication =
 	| { ok: true; principal: UserPrincipal }
@@ -26,36 +25,16 @@ export function protectedResourceMetadataUrl(issuer: string): string {
  * clients discover the authorization server, 403 `insufficient_scope` (RFC 6750 §3.1) for a token
  * without MCP scopes. The JWT is checked (signature by a published key, issuer, audience /mcp,
  * expiry), then its connection, on every request: a revoked connection fails at once although
- * its token has not expired.
+ * its token has not expired. The keys are the unretired ones of this very moment (SigningKeyRing):
+ * a key retired on any instance is refused here from the next request.
  */
 export class McpRequestAuthenticator {
-	/** Public keys by kid; a kid not seen yet is looked up in the database (a key rotated in by another instance). */
-	private readonly keys = new Map<string, VerificationKey>();
-
 	constructor(
 		private readonly services: PlatformServices,
 		private readonly issuer: string,
 		private readonly resource: string,
-		initialKeys: PrivateSigningKey[],
-	) {
-		this.loadKeys(initialKeys).catch(() => {});
-	}
-
-	private async loadKeys(keys: PrivateSigningKey[]): Promise<void> {
-		for (const key of keys) if (!this.keys.has(key.kid)) this.keys.set(key.kid, await importJWK(publicJwk(key), ACCESS_TOKEN_ALGORITHM));
-	}
-
-	private async keyFor(kid: string | undefined): Promise<VerificationKey> {
-		if (!kid) throw new Error("token without kid");
-		const known = this.keys.get(kid);
-		if (known) return known;
-		const rows = (await this.services.orm.em
-			.getConnection()
-			.execute("select encrypted_private_jwk from oauth_signing_keys where id = ? and retired_at is null", [kid])) as { encrypted_private_jwk: string }[];
-		if (!rows[0]) throw new Error("unknown signing key");
-		await this.loadKeys([JSON.parse(this.services.secrets.decrypt(rows[0].encrypted_private_jwk)) as PrivateSigningKey]);
-		return this.keys.get(kid) as VerificationKey;
-	}
+		private readonly signingKeys: SigningKeyRing,
+	) {}
 
 	private challenge(status: 401 | 403, parameters: Record<string, string>, message: string): McpAuthentication {
 		const attributes = Object.entries({ resource_metadata: protectedResourceMetadataUrl(this.issuer), ...parameters })
@@ -71,9 +50,14 @@ export class McpRequestAuthenticator {
 		const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/.exec(header);
 		if (!match) return this.challenge(401, { error: "invalid_request", error_description: "Authorization must be 'Bearer <token>'" }, "Authorization must be 'Bearer <token>'");
 
+		const keys = await this.signingKeys.current();
 		let claims: JWTPayload;
 		try {
-			({ payload: claims } = await jwtVerify(match[1], ({ kid }) => this.keyFor(kid), {
+			({ payload: claims } = await jwtVerify(match[1], async ({ kid }) => {
+				const key = keys.verificationKey(kid) ?? (kid === undefined ? undefined : (await this.signingKeys.read()).verificationKey(kid));
+				if (!key) throw new Error("not signed by a published key");
+				return key;
+			}, {
 				issuer: this.issuer,
 				audience: this.resource,
 				algorithms: [ACCESS_TOKEN_ALGORITHM],
@@ -83,6 +67,13 @@ export class McpRequestAuthenticator {
 		} catch (error) {
 			const expired = (error as { code?: string }).code === "ERR_JWT_EXPIRED";
 			const description = expired ? "The access token expired; refresh it" : "The access token is not valid for this resource";
+			return this.challenge(401, { error: "invalid_token", error_description: description }, description);
+		}
+
+		// RFC 9449 §7.2: a token bound to a key is never good as a bearer token. This server issues
+		// none (DPoP is off), so one showing up was not issued as a bearer token here.
+		if (claims.cnf !== undefined) {
+			const description = "This access token is bound to a key and cannot be used as a bearer token";
 			return this.challenge(401, { error: "invalid_token", error_description: description }, description);
 		}
 

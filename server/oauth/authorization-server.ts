@@ -1,12 +1,16 @@
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from "oidc-provider";
+import { clientMetadataSizeProblem, isNativeRedirectUri, redirectUriProblem } from "../modules/oauth/client-metadata-policy";
+import { ACCESS_TOKEN_ALGORITHM } from "../modules/oauth/signing-keys";
 import type { PlatformServices } from "../modules/platform-services";
 import { MCP_SCOPES } from "../shared/principal";
 import { createClientMetadataFetch } from "./client-metadata-fetch";
 import { describeClientMetadataRefusal } from "./client-metadata-refusals";
 import { AUTHORIZATION_CODE_TTL_SECONDS, type OAuthOptions } from "./oauth-options";
 import { renderErrorPage } from "./pages/error-page";
-import { createPostgresAdapterFactory, wasRefreshTokenRotated } from "./postgres-adapter";
-import { ACCESS_TOKEN_ALGORITHM, loadSigningKeys, type PrivateSigningKey } from "./signing-keys";
+import { claimRefreshTokenRotation, createPostgresAdapterFactory, revokeGrant } from "./postgres-adapter";
+import { applyProviderPageHeaders, setProviderPageHeaders } from "./provider-page-headers";
+import { SigningKeyRing, type SigningKeySet } from "./signing-key-ring";
+import { holdUnseenAuthorizationErrors, markErrorRendered, recordAuthorizationError } from "./unseen-authorization-errors";
 
 /** Where the authorization server's endpoints live (discovery points clients at them). */
 export const OAUTH_ROUTES = {
@@ -24,10 +28,13 @@ export function mcpResourceOf(issuer: string): string {
 }
 
 export interface AuthorizationServer {
-	provider: Provider;
+	/** The provider built from the current signing keys (as of the last `current()`). */
+	readonly provider: Provider;
+	/** The provider for this request: rebuilt first when the signing keys changed since the last one. */
+	current(): Promise<Provider>;
 	issuer: string;
 	resource: string;
-	signingKeys: PrivateSigningKey[];
+	signingKeys: SigningKeyRing;
 	close(): Promise<void>;
 }
 
@@ -43,17 +50,52 @@ const FETCHED_DOCUMENTS = Symbol("client metadata documents fetched");
  * clients) and Client ID Metadata Documents, resource indicators binding JWT access tokens to
  * /mcp, refresh-token rotation with reuse detection and a grace window, `iss` in authorization
  * responses (RFC 9207, on by default), and every piece of state in PostgreSQL.
+ *
+ * oidc-provider takes its signing keys once, when built: the provider is built again, on the
+ * next request, whenever the key ring says the keys changed (a rotation or retirement by the
+ * operator, announced to every instance). Nothing else lives in a provider instance (state is in
+ * PostgreSQL, cookies are signed with keys derived from SECRET_KEY), so the swap is invisible.
  */
 export async function createAuthorizationServer(services: PlatformServices, options: OAuthOptions): Promise<AuthorizationServer> {
 	const issuer = services.settings.publicBaseUrl;
 	const resource = mcpResourceOf(issuer);
-	const { orm } = services;
-	const signingKeys = await loadSigningKeys(orm, services.secrets);
+	const signingKeys = new SigningKeyRing(services);
 	const metadataFetch = createClientMetadataFetch({ allowLoopback: options.clientMetadataAllowLoopback, certificateAuthorities: options.clientMetadataCertificateAuthorities });
+	const build = (keys: SigningKeySet) => buildProvider(services, options, { issuer, resource, keys, fetch: metadataFetch.fetch });
 
+	const initialKeys = await signingKeys.current();
+	let built = { fingerprint: initialKeys.fingerprint, provider: build(initialKeys) };
+
+	return {
+		get provider() {
+			return built.provider;
+		},
+		async current() {
+			const keys = await signingKeys.current();
+			// Built synchronously: requests that see the same new keys find it built by the first of them.
+			if (keys.fingerprint !== built.fingerprint) {
+				built = { fingerprint: keys.fingerprint, provider: build(keys) };
+				services.logger.info("authorization server keys changed", { signingKey: keys.signingKey.kid, published: keys.keys.map((key) => key.kid) });
+			}
+			return built.provider;
+		},
+		issuer,
+		resource,
+		signingKeys,
+		close: () => metadataFetch.close(),
+	};
+}
+
+function buildProvider(
+	services: PlatformServices,
+	options: OAuthOptions,
+	{ issuer, resource, keys, fetch }: { issuer: string; resource: string; keys: SigningKeySet; fetch: unknown },
+): Provider {
+	const { orm } = services;
 	const configuration: Configuration = {
 		adapter: createPostgresAdapterFactory({ orm, refreshReuseGraceSeconds: options.refreshReuseGraceSeconds }),
-		jwks: { keys: signingKeys },
+		// Newest first: it signs; the older unretired ones stay published until retired.
+		jwks: { keys: structuredClone(keys.keys) },
 		routes: OAUTH_ROUTES,
 		// The same keys on every instance: cookies signed by one are read by the others.
 		cookies: { keys: [services.secrets.deriveKey("oauth-cookies").toString("base64url")] },
@@ -70,13 +112,46 @@ export async function createAuthorizationServer(services: PlatformServices, opti
 		pkce: { required: () => true },
 		clientDefaults: { grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none", id_token_signed_response_alg: ACCESS_TOKEN_ALGORITHM },
 		allowOmittingSingleRegisteredRedirectUri: false,
+		// Every client, registered here, described by a metadata document, or stored before these rules,
+		// is held to the same redirect URI and size rules (client-metadata-policy.ts); a stored client that
+		// breaks them is no longer found.
+		extraClientMetadata: {
+			properties: ["redirect_uris", "application_type"],
+			validator: (ctx, key, value, metadata) => {
+				const fields = metadata as unknown as Record<string, unknown>;
+				if (key === "redirect_uris") {
+					const size = clientMetadataSizeProblem(fields);
+					if (size) throw new errors.InvalidClientMetadata(`${size.field} ${size.problem}`);
+					for (const uri of Array.isArray(value) ? value : []) {
+						const problem = redirectUriProblem(uri);
+						if (problem) throw new errors.InvalidClientMetadata(`redirect_uris: ${String(uri).slice(0, 200)} ${problem}`);
+					}
+				}
+				// RFC 8252: a registration that returns only to loopback or to its own scheme, and does not
+				// say what it is, is a native application (its own scheme allowed, any loopback port, §7.3).
+				const registered = ctx?.oidc?.route === "registration" ? (ctx.oidc.body as Record<string, unknown> | undefined) : undefined;
+				if (key === "application_type" && registered && registered.application_type === undefined) {
+					const uris = Array.isArray(fields.redirect_uris) ? (fields.redirect_uris as unknown[]) : [];
+					if (uris.length > 0 && uris.every((uri) => typeof uri === "string" && isNativeRedirectUri(uri))) fields.application_type = "native";
+				}
+			},
+		},
 		features: {
 			devInteractions: { enabled: false },
-			registration: { enabled: true, initialAccessToken: false },
+			// No registration access tokens: registrations cannot be read or changed afterwards (no
+			// registration management), so a token per client would only be stored, never used.
+			registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
 			revocation: { enabled: true },
 			introspection: { enabled: false },
 			userinfo: { enabled: false },
 			rpInitiatedLogout: { enabled: false },
+			// DPoP off: MCP clients (the official SDK included) send bearer tokens, and /mcp would have to
+			// check proofs (replay across instances, htu behind proxies) for tokens nobody asks for.
+			// Rotation with reuse detection protects public clients' refresh tokens (RFC 9700 §4.14.2).
+			dPoP: { enabled: false },
+			// No MCP client pushes authorization requests, and each push is a stored record an
+			// unauthenticated public client could create at will.
+			pushedAuthorizationRequests: { enabled: false },
 			clientIdMetadataDocument: {
 				enabled: true,
 				ack: "draft-02",
@@ -104,7 +179,7 @@ export async function createAuthorizationServer(services: PlatformServices, opti
 						audience: resource,
 						accessTokenTTL: options.accessTokenTtlSeconds,
 						accessTokenFormat: "jwt",
-						jwt: { sign: { alg: ACCESS_TOKEN_ALGORITHM } },
+						jwt: { sign: { alg: ACCESS_TOKEN_ALGORITHM, kid: keys.signingKey.kid } },
 					};
 				},
 			},
@@ -116,14 +191,29 @@ export async function createAuthorizationServer(services: PlatformServices, opti
 			const grantId = ctx.oidc.result?.consent?.grantId;
 			return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
 		},
+		// A connection outlives the browser session it was approved in: by default oidc-provider binds
+		// codes and refresh tokens to the session's one grant per client, so approving the same client
+		// again from that browser (re-adding a connector, two installations sharing a client id) or the
+		// session's end made the first connection's refresh token unknown.
+		expiresWithSession: async () => false,
 		issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
+		// One refresh token has one successor: the rotation is claimed atomically in PostgreSQL, so of
+		// concurrent presenters exactly one rotates; the others get an access token only within the
+		// grace window, or, with strict reuse detection, are reuse and end the grant.
 		rotateRefreshToken: async (ctx) => {
 			const presented = ctx.oidc.entities.RefreshToken;
-			if (presented && (await wasRefreshTokenRotated(orm, presented.jti))) {
-				(ctx.state as Record<symbol, boolean>)[GRACE_REFRESH] = true;
-				return false;
+			if (!presented) return true;
+			// oidc-provider checks `resource` only after rotating: refused then, the request would have
+			// spent the token while its successor never reached the client.
+			const requested = ctx.oidc.params?.resource;
+			if (requested !== undefined && requested !== resource) throw new errors.InvalidTarget(`the only resource here is ${resource}`);
+			if (await claimRefreshTokenRotation(orm, presented.jti)) return true;
+			if (options.refreshReuseGraceSeconds === 0) {
+				if (presented.grantId) await revokeGrant(orm, presented.grantId);
+				throw new errors.InvalidGrant();
 			}
-			return true;
+			(ctx.state as Record<symbol, boolean>)[GRACE_REFRESH] = true;
+			return false;
 		},
 		extraTokenClaims: async (_ctx, token) => {
 			if (!("grantId" in token) || !token.grantId) return undefined;
@@ -134,6 +224,7 @@ export async function createAuthorizationServer(services: PlatformServices, opti
 			AccessToken: options.accessTokenTtlSeconds,
 			AuthorizationCode: AUTHORIZATION_CODE_TTL_SECONDS,
 			RefreshToken: options.refreshTokenTtlSeconds,
+			// Extended with every refresh (postgres-adapter.ts): a connection in use never expires.
 			Grant: options.refreshTokenTtlSeconds,
 			Interaction: 3600,
 			Session: 24 * 3600,
@@ -141,8 +232,9 @@ export async function createAuthorizationServer(services: PlatformServices, opti
 		interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
 		// Browser-based MCP clients (the MCP Inspector) call registration and token endpoints cross-origin.
 		clientBasedCORS: () => true,
-		fetch: metadataFetch.fetch as never,
+		fetch: fetch as never,
 		renderError: async (ctx, out, error) => {
+			markErrorRendered(ctx);
 			ctx.type = "html";
 			const refusal = describeClientMetadataRefusal(ctx.oidc?.params?.client_id, error);
 			ctx.body = renderErrorPage({ title: "This sign-in request cannot continue", message: refusal?.message ?? describeOAuthError(out.error, out.error_description) });
@@ -153,12 +245,16 @@ export async function createAuthorizationServer(services: PlatformServices, opti
 	// The issuer may be https behind a TLS-terminating proxy while the socket is http: the HTTP
 	// layer sets X-Forwarded-Proto (and Host) from PUBLIC_BASE_URL before handing a request over.
 	provider.proxy = true;
-	provider.use(async (ctx, next) => {
+	provider.use(async (koaContext, next) => {
+		const ctx = koaContext as KoaContextWithOIDC;
+		setProviderPageHeaders(ctx);
 		await next();
 		// Within the refresh grace window the previous token yields an access token only.
 		if ((ctx.state as Record<symbol, boolean>)[GRACE_REFRESH] && ctx.body && typeof ctx.body === "object") {
 			delete (ctx.body as Record<string, unknown>).refresh_token;
 		}
+		holdUnseenAuthorizationErrors(ctx, (out) => renderErrorPage({ title: "This sign-in request cannot continue", message: describeOAuthError(out.error, out.error_description) }));
+		applyProviderPageHeaders(ctx);
 	});
 	provider.on("server_error", (_ctx: KoaContextWithOIDC, error: Error) => services.logger.error("authorization server error", { error }));
 	// The page tells the person what was wrong with the document; the log tells the operator exactly why (address, TLS, status).
@@ -167,14 +263,14 @@ export async function createAuthorizationServer(services: PlatformServices, opti
 		const refusal = describeClientMetadataRefusal(clientId, error);
 		if (refusal) services.logger.info("client metadata document refused", { clientId, reason: refusal.reason });
 	};
+	provider.on("authorization.error", recordAuthorizationError);
 	provider.on("authorization.error", logClientMetadataRefusal);
 	provider.on("grant.error", logClientMetadataRefusal);
-
-	return { provider, issuer, resource, signingKeys, close: () => metadataFetch.close() };
+	return provider;
 }
 
 /** oidc-provider's error codes in plain words, for people who land on an error page. */
-function describeOAuthError(code: string, description: string | undefined): string {
+export function describeOAuthError(code: string, description: string | undefined): string {
 	switch (code) {
 		case "invalid_client":
 			return "The application that sent you here is not registered with this server, or its registration is no longer valid. Go back to it and connect again.";
@@ -185,7 +281,11 @@ function describeOAuthError(code: string, description: string | undefined): stri
 		case "session_not_found":
 		case "invalid_grant":
 			return "This sign-in link has expired or was already used. Go back to the application and connect again.";
+		case "login_required":
+		case "consent_required":
+		case "interaction_required":
+			return "The application asked to connect without showing you this server's sign-in and consent pages. Every connection is approved here by you: go back to the application and connect again. Nothing was shared.";
 		default:
-			return `The request could not be completed (${code}). Go back to the application and try connecting again.`;
+			return `The application's request could not be completed (${code}${description ? `: ${description}` : ""}). Nothing was shared. Go back to the application and try connecting again.`;
 	}
 }

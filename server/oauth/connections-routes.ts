@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { listConnections } from "../modules/oauth/list-connections";
+import { endPageSession, findPageSession, startPageSession } from "../modules/oauth/page-sessions";
 import { revokeConnection } from "../modules/oauth/revoke-connection";
 import { signInUser } from "../modules/oauth/sign-in-user";
 import { createUseCaseContext, type PlatformServices } from "../modules/platform-services";
@@ -17,23 +18,22 @@ const REVOKE_PATH = /^\/oauth\/connections\/([A-Za-z0-9_-]{1,80})\/revoke$/;
 
 /**
  * "Connected applications": a signed-in user lists their connections and revokes them. The
- * session is a cookie `userId.expiry.signature` (HMAC under SECRET_KEY, one hour, HttpOnly,
- * SameSite=Lax, this path only), so any instance reads it and nothing is kept per process. Every
- * form carries a CSRF token: bound to the session cookie once signed in, and to a random
- * pre-session cookie on the sign-in form (login CSRF).
+ * session cookie (HttpOnly, SameSite=Lax, this path only) holds a random token whose hash is a
+ * row in PostgreSQL (page-sessions.ts, one hour): any instance reads it, and signing out deletes
+ * the row, so the cookie is dead everywhere, copies included. Every form carries a CSRF token:
+ * bound to the session once signed in, and to a random pre-session cookie on the sign-in form
+ * (login CSRF).
  */
 export function createConnectionsRoutes(services: PlatformServices) {
-	const sessionKey = services.secrets.deriveKey("connections-session");
 	const csrfKey = services.secrets.deriveKey("connections-csrf");
 	const secure = () => services.settings.publicBaseUrl.startsWith("https:");
 	const context = () => createUseCaseContext(services, OPERATOR);
 
-	function signedInUser(request: IncomingMessage): { userId: string; session: string } | null {
+	async function signedInUser(request: IncomingMessage): Promise<{ userId: string; session: string } | null> {
 		const session = readCookie(request, SESSION_COOKIE);
-		if (!session) return null;
-		const [userId, expires, signature] = session.split(".");
-		if (!userId || !expires || Number(expires) * 1000 < Date.now() || !signatureMatches(sessionKey, `${userId}.${expires}`, signature)) return null;
-		return { userId, session };
+		if (!session || !/^[A-Za-z0-9_-]{20,100}$/.test(session)) return null;
+		const found = await findPageSession(context(), { token: session });
+		return found ? { userId: found.userId, session } : null;
 	}
 
 	async function showSignIn(response: ServerResponse, status: number, extra: { email?: string; error?: string; headers?: Record<string, string> } = {}) {
@@ -60,7 +60,7 @@ export function createConnectionsRoutes(services: PlatformServices) {
 	return async function handle(request: IncomingMessage, response: ServerResponse, path: string): Promise<boolean> {
 		if (path !== CONNECTIONS_PATH && !path.startsWith(`${CONNECTIONS_PATH}/`)) return false;
 		const method = request.method ?? "GET";
-		const user = signedInUser(request);
+		const user = await signedInUser(request);
 		if (path === CONNECTIONS_PATH && method === "GET") {
 			if (user) await showConnections(response, user, new URL(request.url ?? "/", "http://x").searchParams.get("revoked") ? "The application was disconnected." : undefined);
 			else await showSignIn(response, 200);
@@ -83,7 +83,7 @@ export function createConnectionsRoutes(services: PlatformServices) {
 			try {
 				const { userId } = await signInUser(context(), { email, password: form.get("password") ?? "", clientAddress: services.settings.trustedProxies.clientAddress(request) });
 				const expires = Math.floor(Date.now() / 1000) + SESSION_SECONDS;
-				const value = `${userId}.${expires}.${sign(sessionKey, `${userId}.${expires}`)}`;
+				const { token: value } = await startPageSession(context(), { userId, expiresAt: new Date(expires * 1000) });
 				redirect(response, CONNECTIONS_PATH, {
 					"set-cookie": [
 						cookie(SESSION_COOKIE, value, { path: CONNECTIONS_PATH, maxAgeSeconds: SESSION_SECONDS, secure: secure(), sameSite: "Lax" }),
@@ -111,6 +111,7 @@ export function createConnectionsRoutes(services: PlatformServices) {
 			redirect(response, `${CONNECTIONS_PATH}?revoked=1`);
 			return true;
 		}
+		await endPageSession(context(), { token: user.session });
 		redirect(response, CONNECTIONS_PATH, { "set-cookie": cookie(SESSION_COOKIE, "", { path: CONNECTIONS_PATH, maxAgeSeconds: 0, secure: secure(), sameSite: "Lax" }) });
 		return true;
 	};

@@ -13,6 +13,14 @@ export interface OAuthOptions {
 	clientMetadataAllowLoopback: boolean;
 	/** Extra certificate authorities (PEM) trusted when fetching metadata documents; tests use a self-signed one. */
 	clientMetadataCertificateAuthorities?: string;
+	/** OAUTH_REGISTRATIONS_PER_HOUR: dynamic client registrations per client address (TRUSTED_PROXIES; IPv6: per /64) and hour, on all instances together; 0 = unlimited. */
+	registrationsPerHour: number;
+	/** A registered client never used for an authorization is removed this long after registering. */
+	unusedClientRetentionSeconds: number;
+	/** A client with no live connection is removed once nothing happened with it for this long. */
+	idleClientRetentionSeconds: number;
+	/** How often each instance sweeps expired records, unused clients and ended sessions. */
+	sweepIntervalSeconds: number;
 }
 
 export const DEFAULT_OAUTH_OPTIONS: Readonly<OAuthOptions> = Object.freeze({
@@ -20,6 +28,10 @@ export const DEFAULT_OAUTH_OPTIONS: Readonly<OAuthOptions> = Object.freeze({
 	refreshReuseGraceSeconds: 60,
 	refreshTokenTtlSeconds: 30 * 24 * 3600,
 	clientMetadataAllowLoopback: false,
+	registrationsPerHour: 30,
+	unusedClientRetentionSeconds: 24 * 3600,
+	idleClientRetentionSeconds: 30 * 24 * 3600,
+	sweepIntervalSeconds: 3600,
 });
 
 /** Authorization codes live one minute and are single-use (RFC 9700 §2.1.1). */

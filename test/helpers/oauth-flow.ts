@@ -211,9 +211,19 @@ export function exchangeCode(baseUrl: string, client: OAuthClient, code: string,
 	});
 }
 
-/** A refresh (RFC 6749 §6); returns the raw response. */
-export function refresh(baseUrl: string, client: OAuthClient, refreshToken: string): Promise<Response> {
-	return tokenRequest(baseUrl, client, { grant_type: "refresh_token", refresh_token: refreshToken });
+/** A refresh (RFC 6749 §6), with `resource` or other parameters when given; returns the raw response. */
+export function refresh(baseUrl: string, client: OAuthClient, refreshToken: string, extra: Record<string, string> = {}): Promise<Response> {
+	return tokenRequest(baseUrl, client, { grant_type: "refresh_token", refresh_token: refreshToken, ...extra });
+}
+
+/** The claims of a JWT, unverified (tests read what the server put in its own tokens). */
+export function jwtClaims(token: string): Record<string, unknown> {
+	return JSON.parse(Buffer.from(token.split(".")[1], "base64url").toString()) as Record<string, unknown>;
+}
+
+/** Resolves once the clock has passed `epochSeconds` (a token's exp), polling: no fixed sleep. */
+export async function untilPast(epochSeconds: number): Promise<void> {
+	while (Date.now() <= epochSeconds * 1000) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 /** The whole flow: tokens for `email` bound as chosen. */

@@ -67,6 +67,8 @@ export async function startTestPlatform(options: Partial<PlatformOptions> = {}):
 		// Unlimited requests per key unless a test sets a limit (options, or a workspace's rate_limit_per_minute):
 		// polling a document every 50 ms would otherwise run into the default 600 a minute.
 		quotas: { rateLimitPerMinute: 0, ...options.quotas },
+		// Unlimited client registrations unless a test sets a limit: flows register a client each.
+		oauth: { registrationsPerHour: 0, ...options.oauth },
 	});
 	const createTestWorkspace = async (): Promise<TestWorkspace> => {
 		counter += 1;

@@ -185,7 +185,8 @@ describe("Client ID Metadata Documents: the client_id is the https URL of a docu
 		expect(signIn).toContain("Metadata Document Client wants to use this platform on your behalf");
 		const consent = pageText(pages.at(-1) as string);
 		expect(consent).toContain("Allow Metadata Document Client to act for you?");
-		expect(consent).toContain(`you will be sent to ${REDIRECT_URI}`);
+		expect(consent).toContain("you will be sent to 127.0.0.1:8976");
+		expect(consent).toContain(REDIRECT_URI);
 		expect(tokens.scope.split(" ").sort()).toEqual(["mcp:read", "mcp:write"]);
 
 		const whoami = await callMcp(platform.url, tokens.accessToken, "tools/call", { name: "whoami", arguments: {} });

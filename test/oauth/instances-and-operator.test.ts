@@ -4,7 +4,8 @@ import { authorizeOrganization } from "../../server/modules/access/authorize";
 import { createUseCaseContext } from "../../server/modules/platform-services";
 import { createUser } from "../../server/modules/tenancy/create-user";
 import { McpRequestAuthenticator } from "../../server/oauth/authenticate-mcp-request";
-import { loadSigningKeys } from "../../server/oauth/signing-keys";
+import { loadSigningKeys } from "../../server/modules/oauth/signing-keys";
+import { SigningKeyRing } from "../../server/oauth/signing-key-ring";
 import { type RunningPlatform, startPlatform } from "../../server/platform";
 import { AppError } from "../../server/shared/app-error";
 import { createLogger } from "../../server/shared/logger";
@@ -152,7 +153,7 @@ describe("operator CLI: connections and the organization's MCP administration sw
 			platform.services,
 			platform.services.settings.publicBaseUrl,
 			`${platform.services.settings.publicBaseUrl}/mcp`,
-			await loadSigningKeys(platform.orm, platform.services.secrets),
+			new SigningKeyRing(platform.services),
 		);
 		const authentication = await authenticator.authenticate({ headers: { authorization: `Bearer ${tokens.accessToken}` } } as IncomingMessage);
 		if (!authentication.ok) throw authentication.error;
@@ -171,5 +172,106 @@ describe("operator CLI: connections and the organization's MCP administration sw
 		expect(wrong.code).toBe(2);
 		await admin(platform, "organization", "set", "--id", workspace.organizationId, "--mcp-admin", "enabled");
 		expect((await authorizeOrganization(context(), "administration:read")).organizationId).toBe(workspace.organizationId);
+	});
+});
+
+describe("signing keys and page sessions across instances, without a restart", { timeout: 240_000 }, () => {
+	let first: TestPlatform;
+	let second: RunningPlatform;
+	const email = `keys-${Date.now()}@example.com`;
+
+	beforeAll(async () => {
+		first = await startTestPlatform();
+		const workspace = await first.createWorkspace();
+		await createUser(first.operator(), { email, password: PASSWORD, organizationId: workspace.organizationId, role: "member" });
+		second = await startPlatform({
+			databaseUrl: first.databaseUrl,
+			secretKey: TEST_SECRET_KEY,
+			port: 0,
+			host: "127.0.0.1",
+			publicBaseUrl: first.services.settings.publicBaseUrl,
+			dataDirectory: first.dataDirectory,
+			logger: createLogger("silent"),
+		});
+	});
+	afterAll(async () => {
+		await second?.close();
+		await first?.stop();
+	});
+
+	const kidOf = (token: string) => (JSON.parse(Buffer.from(token.split(".")[0], "base64url").toString()) as { kid: string }).kid;
+	const publishedKids = async (url: string) => ((await (await fetch(`${url}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys.map((key) => key.kid).sort();
+
+	it("signs with a rotated-in key at once, and refuses a retired key's tokens on the next request, on both instances", async () => {
+		const before = await connectMcpClient(first.url, { email, password: PASSWORD });
+		const oldKid = kidOf(before.accessToken);
+		expect(await publishedKids(second.url)).toEqual([oldKid]);
+		expect(await whoamiStatus(second.url, before.accessToken)).toBe(200);
+
+		const rotation = await admin(first, "signing-key", "rotate");
+		expect(rotation.code).toBe(0);
+		const newKid = (JSON.parse(rotation.stdout) as { kid: string }).kid;
+		for (const url of [first.url, second.url]) expect(await publishedKids(url)).toEqual([oldKid, newKid].sort());
+		// Each instance signs with the new key from its next request; the old key's tokens still verify.
+		const refreshedOnSecond = await readTokens(await refresh(second.url, before.client, before.refreshToken));
+		expect(kidOf(refreshedOnSecond.accessToken)).toBe(newKid);
+		const issuedOnFirst = await connectMcpClient(first.url, { email, password: PASSWORD });
+		expect(kidOf(issuedOnFirst.accessToken)).toBe(newKid);
+		for (const url of [first.url, second.url]) {
+			expect(await whoamiStatus(url, before.accessToken)).toBe(200);
+			expect(await whoamiStatus(url, refreshedOnSecond.accessToken)).toBe(200);
+		}
+
+		const retirement = await admin(first, "signing-key", "retire-old");
+		expect(JSON.parse(retirement.stdout)).toEqual({ retired: [oldKid] });
+		for (const url of [first.url, second.url]) {
+			expect(await publishedKids(url)).toEqual([newKid]);
+			expect(await whoamiStatus(url, before.accessToken)).toBe(401);
+			expect(await whoamiStatus(url, refreshedOnSecond.accessToken)).toBe(200);
+			expect(await whoamiStatus(url, issuedOnFirst.accessToken)).toBe(200);
+		}
+	});
+
+	it("ends a Connected applications session everywhere on sign-out: a copy of its cookie no longer works on any instance", async () => {
+		const jar = new CookieJar();
+		const signInPage = await fetch(`${first.url}/oauth/connections`);
+		jar.store(signInPage);
+		const csrf = /name="csrf" value="([^"]+)"/.exec(await signInPage.text())?.[1] as string;
+		const signedIn = await fetch(`${first.url}/oauth/connections/sign-in`, {
+			method: "POST",
+			redirect: "manual",
+			headers: { cookie: jar.header(), "content-type": "application/x-www-form-urlencoded" },
+			body: new URLSearchParams({ csrf, email, password: PASSWORD }),
+		});
+		expect(signedIn.status).toBe(303);
+		jar.store(signedIn);
+		const copied = jar.header();
+		const list = await (await fetch(`${second.url}/oauth/connections`, { headers: { cookie: copied } })).text();
+		expect(pageText(list)).toContain("Connected applications");
+		const sessionCsrf = /action="\/oauth\/connections\/sign-out">\s*<input type="hidden" name="csrf" value="([^"]+)"/.exec(list)?.[1] as string;
+		const revokeForm = /action="(\/oauth\/connections\/[^"]+\/revoke)">\s*<input type="hidden" name="csrf" value="([^"]+)"/.exec(list);
+
+		const signedOut = await fetch(`${first.url}/oauth/connections/sign-out`, {
+			method: "POST",
+			redirect: "manual",
+			headers: { cookie: copied, "content-type": "application/x-www-form-urlencoded" },
+			body: new URLSearchParams({ csrf: sessionCsrf }),
+		});
+		expect(signedOut.status).toBe(303);
+
+		for (const url of [first.url, second.url]) {
+			const page = await (await fetch(`${url}/oauth/connections`, { headers: { cookie: copied } })).text();
+			expect(page).toContain('name="password"');
+			expect(pageText(page)).not.toContain("Signed in as");
+			if (revokeForm) {
+				const revoke = await fetch(`${url}${revokeForm[1]}`, {
+					method: "POST",
+					redirect: "manual",
+					headers: { cookie: copied, "content-type": "application/x-www-form-urlencoded" },
+					body: new URLSearchParams({ csrf: revokeForm[2] }),
+				});
+				expect(revoke.status).toBe(403);
+			}
+		}
 	});
 });

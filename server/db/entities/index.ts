@@ -1,7 +1,7 @@
 import { AssistantDraftSchema, AssistantSchema, AssistantVersionSchema, DeploymentEventSchema, DeploymentSchema, EnvironmentSchema } from "./assistants";
 import { EvaluationCaseSchema, EvaluationDatasetSchema, EvaluationResultSchema, EvaluationRunSchema } from "./evaluations";
 import { KnowledgeChunkSchema, KnowledgeDocumentSchema, KnowledgeSourceSchema } from "./knowledge";
-import { OAuthConnectionSchema, OAuthRecordSchema, OAuthSigningKeySchema, SignInThrottleSchema } from "./oauth";
+import { OAuthConnectionSchema, OAuthPageSessionSchema, OAuthRecordSchema, OAuthRegistrationWindowSchema, OAuthSigningKeySchema, SignInThrottleSchema } from "./oauth";
 import { AuditEventSchema, IdempotencyRecordSchema, TraceSchema } from "./observability";
 import { RateLimitWindowSchema, WorkspaceMonthlySpendSchema } from "./quotas";
 import { ApiKeySchema, MembershipSchema, OrganizationSchema, ProviderCredentialSchema, UserSchema, WorkspaceSchema } from "./tenancy";
@@ -41,6 +41,8 @@ export const ENTITY_SCHEMAS = [
 	OAuthRecordSchema,
 	OAuthSigningKeySchema,
 	SignInThrottleSchema,
+	OAuthRegistrationWindowSchema,
+	OAuthPageSessionSchema,
 	RateLimitWindowSchema,
 	WorkspaceMonthlySpendSchema,
 ];

@@ -34,7 +34,8 @@ export const OAuthConnectionSchema = new EntitySchema<OAuthConnection>({
 		createdAt: createdAtColumn,
 		updatedAt: updatedAtColumn,
 	},
-	indexes: [{ properties: ["user"] }],
+	// The unused-client sweep looks connections up by client.
+	indexes: [{ properties: ["user"] }, { properties: ["clientId"] }],
 });
 
 /** Storage for oidc-provider's models (clients, grants, codes, refresh tokens), through its adapter API. */
@@ -111,5 +112,45 @@ export const SignInThrottleSchema = new EntitySchema<SignInThrottle>({
 		failures: { type: "integer" },
 		blockedUntil: timestamp(),
 		forgetAt: timestamp({ index: true }),
+	},
+});
+
+/**
+ * Dynamic client registrations per client address (IPv6 by /64) in a fixed one-hour window,
+ * counted with one atomic upsert so every instance shares the limit.
+ */
+export interface OAuthRegistrationWindow {
+	/** SHA-256 of the address bucket: the table never holds addresses in clear. */
+	id: string;
+	registrations: number;
+	windowStartedAt: Date;
+}
+export const OAuthRegistrationWindowSchema = new EntitySchema<OAuthRegistrationWindow>({
+	name: "OAuthRegistrationWindow",
+	tableName: "oauth_registration_windows",
+	properties: {
+		id: idColumn,
+		registrations: { type: "integer" },
+		windowStartedAt: timestamp(),
+	},
+});
+
+/** A signed-in session of the Connected applications page: the cookie holds a random token, the table its hash, so signing out ends it everywhere. */
+export interface OAuthPageSession {
+	[OptionalProps]?: "createdAt";
+	/** SHA-256 of the cookie's token. */
+	id: string;
+	user: string;
+	expiresAt: Date;
+	createdAt: Date;
+}
+export const OAuthPageSessionSchema = new EntitySchema<OAuthPageSession>({
+	name: "OAuthPageSession",
+	tableName: "oauth_page_sessions",
+	properties: {
+		id: idColumn,
+		user: reference(() => UserSchema),
+		expiresAt: timestamp({ index: true }),
+		createdAt: createdAtColumn,
 	},
 });

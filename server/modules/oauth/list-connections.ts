@@ -13,17 +13,22 @@ export interface ConnectionView {
 	createdAt: string;
 	lastUsedAt: string | null;
 	revokedAt: string | null;
+	/** When it ends unless used (its grant's expiry, moved by every refresh); null once revoked or ended. */
+	expiresAt: string | null;
 }
 
 /**
  * A user's connections, newest first: the operator may list anyone's; a signed-in user (the
- * connected-applications page passes its own id) only their own. Revoked ones are included, marked.
+ * connected-applications page passes its own id) only their own. Revoked and ended ones are
+ * included, marked (revokedAt, or expiresAt null).
  */
 export async function listConnections(context: UseCaseContext, input: { userId: string; signedInUserId?: string }): Promise<{ data: ConnectionView[] }> {
 	if (context.principal.kind !== "operator" && input.signedInUserId !== input.userId) throw AppError.notFound("User");
 	const rows = (await context.em.getConnection().execute(
-		`select c.id, c.user_id, c.client_id, c.client_name, c.organization_id, o.name as organization_name, c.scopes, c.created_at, c.last_used_at, c.revoked_at
+		`select c.id, c.user_id, c.client_id, c.client_name, c.organization_id, o.name as organization_name, c.scopes, c.created_at, c.last_used_at, c.revoked_at,
+		   case when c.revoked_at is null then g.expires_at end as expires_at
 		 from oauth_connections c left join organizations o on o.id = c.organization_id
+		   left join oauth_records g on g.id = c.grant_id and g.model = 'Grant' and g.expires_at > now()
 		 where c.user_id = ? order by c.created_at desc, c.id desc`,
 		[input.userId],
 	)) as {
@@ -37,6 +42,7 @@ export async function listConnections(context: UseCaseContext, input: { userId: 
 		created_at: Date | string;
 		last_used_at: Date | string | null;
 		revoked_at: Date | string | null;
+		expires_at: Date | string | null;
 	}[];
 	return {
 		data: rows.map((row) => ({
@@ -50,6 +56,7 @@ export async function listConnections(context: UseCaseContext, input: { userId: 
 			createdAt: new Date(row.created_at).toISOString(),
 			lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at).toISOString(),
 			revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at).toISOString(),
+			expiresAt: row.expires_at === null ? null : new Date(row.expires_at).toISOString(),
 		})),
 	};
 }

@@ -18,7 +18,8 @@ function describeTime(iso: string | null): string {
 }
 
 export function renderConnectionsPage(input: { email: string; connections: ConnectionView[]; csrf: string; notice?: string }): string {
-	const live = input.connections.filter((connection) => connection.revokedAt === null);
+	// Revoked ones, and ones that ended unused, are gone for the person: only what can still act is listed.
+	const live = input.connections.filter((connection) => connection.revokedAt === null && connection.expiresAt !== null);
 	const rows = live.map(
 		(connection) => html`<tr>
 <td><strong>${connection.clientName ?? connection.clientId}</strong><br><span class="muted">${connection.clientId}</span></td>

@@ -1,3 +1,4 @@
+import { redirectDestination } from "../../modules/oauth/client-metadata-policy";
 import type { UserOrganization } from "../../modules/oauth/list-user-organizations";
 import type { McpScope } from "../../shared/principal";
 import { errorBlock, html, page, signInForm } from "./layout";
@@ -14,9 +15,21 @@ const SCOPE_WORDS: Record<McpScope, { title: string; detail: string }> = {
 	"mcp:admin": { title: "Administer", detail: "Manage members, API keys and provider credentials." },
 };
 
+/** Where the person goes next, by its host alone (what decides who receives them), then the whole address. */
+function destinationBlock(redirectUri: string) {
+	const destination = redirectDestination(redirectUri);
+	const where =
+		destination.kind === "host"
+			? html`<strong>${destination.host}</strong>`
+			: destination.kind === "application"
+				? html`the application on this device that opens <strong>${destination.scheme}:</strong> links`
+				: html`<strong>an address that cannot be read</strong>`;
+	return html`<p class="muted">After you decide, you will be sent to ${where} <span class="address">(<code>${redirectUri}</code>)</span></p>`;
+}
+
 function clientBlock(client: ClientSummary) {
 	return html`<p><strong>${client.name}</strong> wants to use this platform on your behalf.</p>
-<p class="muted">After you decide, you will be sent to <code>${client.redirectUri}</code></p>`;
+${destinationBlock(client.redirectUri)}`;
 }
 
 export function renderSignInPage(input: { client: ClientSummary; action: string; csrf: string; email?: string; error?: string }): string {

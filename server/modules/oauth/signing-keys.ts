@@ -1,11 +1,23 @@
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import type { Knex } from "@mikro-orm/postgresql";
 import type { JWK } from "jose";
-import type { Orm } from "../db/orm";
-import type { SecretBox } from "../shared/crypto";
+import { defineChannel } from "../../db/notifications";
+import type { Orm } from "../../db/orm";
+import { AppError } from "../../shared/app-error";
+import type { SecretBox } from "../../shared/crypto";
+import type { UseCaseContext } from "../platform-services";
 
 /** ES256: small signatures, and every MCP client library verifies it. */
 export const ACCESS_TOKEN_ALGORITHM = "ES256";
+
+/**
+ * Announces a change of the signing keys (rotated in, retired). Acknowledged: the operator's
+ * command returns once every instance has dropped its keys, so the next request anywhere signs
+ * with the new key, and a retired key's tokens are refused there.
+ */
+export const SIGNING_KEYS_CHANNEL = defineChannel("oauth_signing_keys_changed", { acknowledged: true });
+/** The one payload of SIGNING_KEYS_CHANNEL: the key set is cached whole, under this tag. */
+export const SIGNING_KEYS_TAG = "signing-keys";
 
 /** Serialises the first start of several instances on one database: one key, not one per instance. */
 const SIGNING_KEY_LOCK = 0x6f617574; // "oaut"
@@ -52,22 +64,31 @@ export async function loadSigningKeys(orm: Orm, secrets: SecretBox): Promise<Pri
 }
 
 /**
- * Adds a new signing key. Instances sign with it from their next start; until then (and until the
- * old key is retired) both keys are published and accepted, so no token in flight fails.
+ * Adds a new signing key (operator CLI `signing-key rotate`). Every instance signs with it from
+ * its next request; the older keys stay published and accepted until retired, so no token in
+ * flight fails.
  */
-export async function rotateSigningKey(orm: Orm, secrets: SecretBox): Promise<{ kid: string }> {
+export async function rotateSigningKey(context: UseCaseContext, _input: Record<string, never> = {}): Promise<{ kid: string }> {
+	if (context.principal.kind !== "operator") throw new AppError("FORBIDDEN", "Only the operator rotates signing keys");
 	const key = generateSigningKey();
-	await insertSigningKey(orm.em.getKnex(), secrets, key);
+	await insertSigningKey(context.services.orm.em.getKnex(), context.services.secrets, key);
+	await context.services.notifications.publish(SIGNING_KEYS_CHANNEL, SIGNING_KEYS_TAG);
 	return { kid: key.kid };
 }
 
-/** Retires every key but the newest: publish no more, accept no more (after the longest access-token lifetime has passed). */
-export async function retireOldSigningKeys(orm: Orm): Promise<{ retired: string[] }> {
-	const rows: { id: string }[] = await orm.em.getConnection().execute(
+/**
+ * Retires every key but the newest (operator CLI `signing-key retire-old`, once the longest
+ * access-token lifetime has passed since the rotation): from the next request on every instance
+ * they are no longer published, and tokens they signed are refused.
+ */
+export async function retireOldSigningKeys(context: UseCaseContext, _input: Record<string, never> = {}): Promise<{ retired: string[] }> {
+	if (context.principal.kind !== "operator") throw new AppError("FORBIDDEN", "Only the operator retires signing keys");
+	const rows: { id: string }[] = await context.services.orm.em.getConnection().execute(
 		`update oauth_signing_keys set retired_at = now()
 		 where retired_at is null and id <> (select id from oauth_signing_keys where retired_at is null order by created_at desc, id limit 1)
 		 returning id`,
 	);
+	if (rows.length > 0) await context.services.notifications.publish(SIGNING_KEYS_CHANNEL, SIGNING_KEYS_TAG);
 	return { retired: rows.map((row) => row.id) };
 }
 
