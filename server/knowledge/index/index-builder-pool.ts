@@ -29,9 +29,11 @@ export interface IndexBuilderLimits {
 	threadsPerWorkspace: number;
 	/** Threads kept after their build for the next one (a thread starts in tens of milliseconds). */
 	idleThreads: number;
+	/** How long a thread is kept idle: its heap (a large build's garbage included) goes with it when it exits. */
+	idleMs: number;
 }
 
-export const DEFAULT_INDEX_BUILDER_LIMITS: IndexBuilderLimits = { threads: 4, threadsPerWorkspace: 2, idleThreads: 1 };
+export const DEFAULT_INDEX_BUILDER_LIMITS: IndexBuilderLimits = { threads: 4, threadsPerWorkspace: 2, idleThreads: 1, idleMs: 30_000 };
 
 interface Job {
 	workspace: string;
@@ -68,7 +70,7 @@ function builderThreadEntry(moduleUrl: string): { code: string | URL; eval: bool
  */
 export class IndexBuilderPool {
 	private readonly queue: Job[] = [];
-	private readonly idle: Worker[] = [];
+	private idle: { worker: Worker; timer: NodeJS.Timeout }[] = [];
 	private readonly busy = new Set<Worker>();
 	private readonly runningPerWorkspace = new Map<string, number>();
 	private running = 0;
@@ -100,7 +102,10 @@ export class IndexBuilderPool {
 	async close(): Promise<void> {
 		this.closed = true;
 		for (const job of this.queue.splice(0)) job.reject(new Error("The index builders are closed"));
-		await Promise.all([...this.idle.splice(0), ...this.busy].map((worker) => worker.terminate()));
+		for (const { timer } of this.idle) clearTimeout(timer);
+		const threads = [...this.idle.map(({ worker }) => worker), ...this.busy];
+		this.idle = [];
+		await Promise.all(threads.map((worker) => worker.terminate()));
 	}
 
 	private dispatch(): void {
@@ -118,7 +123,9 @@ export class IndexBuilderPool {
 	private start(job: Job): void {
 		this.running++;
 		this.runningPerWorkspace.set(job.workspace, (this.runningPerWorkspace.get(job.workspace) ?? 0) + 1);
-		const worker = this.idle.pop() ?? this.spawn();
+		const parked = this.idle.pop();
+		if (parked) clearTimeout(parked.timer);
+		const worker = parked?.worker ?? this.spawn();
 		this.busy.add(worker);
 		worker.ref();
 		const id = ++this.nextId;
@@ -135,9 +142,7 @@ export class IndexBuilderPool {
 			if (left > 0) this.runningPerWorkspace.set(job.workspace, left);
 			else this.runningPerWorkspace.delete(job.workspace);
 			if (keepThread && !this.closed && this.idle.length < this.limits.idleThreads) {
-				// An idle thread keeps nothing alive: a process done with its work can exit.
-				worker.unref();
-				this.idle.push(worker);
+				this.park(worker);
 			} else {
 				void worker.terminate();
 			}
@@ -167,12 +172,22 @@ export class IndexBuilderPool {
 		worker.postMessage({ id, task: job.task } satisfies BuildRequest, job.transfer);
 	}
 
+	/** Keeps a thread for the next build, for a while; an idle thread keeps nothing alive (a process done with its work can exit). */
+	private park(worker: Worker): void {
+		worker.unref();
+		const timer = setTimeout(() => {
+			this.idle = this.idle.filter((parked) => parked.worker !== worker);
+			void worker.terminate();
+		}, this.limits.idleMs);
+		timer.unref();
+		this.idle.push({ worker, timer });
+	}
+
 	private spawn(): Worker {
 		const worker = new Worker(this.entry.code, { eval: this.entry.eval, workerData: { databaseUrl: this.databaseUrl } });
 		// An idle thread that dies (it should not) leaves the idle list.
 		worker.on("exit", () => {
-			const index = this.idle.indexOf(worker);
-			if (index >= 0) this.idle.splice(index, 1);
+			this.idle = this.idle.filter((parked) => parked.worker !== worker);
 		});
 		worker.on("error", () => {});
 		return worker;

@@ -17,6 +17,12 @@ const PAGE_ROWS = 1000;
 
 const { databaseUrl } = workerData as { databaseUrl: string };
 
+/** The chunks of the source's READY documents as ingestion counted them: sizes the matrix before its rows arrive (a hint; it grows if short). */
+function readyChunkCountSql(documents: "all" | "some"): string {
+	return `select coalesce(sum(d.chunk_count), 0)::int as count from knowledge_documents d
+	 where d.source_id = $1 and d.status = 'READY'${documents === "some" ? " and d.id = any($2::text[])" : ""}`;
+}
+
 async function withConnection<T>(use: (client: pg.Client) => Promise<T>): Promise<T> {
 	const client = new pg.Client({ connectionString: databaseUrl, application_name: "platform-index-builder" });
 	await client.connect();
@@ -28,20 +34,26 @@ async function withConnection<T>(use: (client: pg.Client) => Promise<T>): Promis
 }
 
 /**
- * The query's rows a page at a time, from a cursor in a read-only repeatable-read transaction:
- * the count taken first (`before`) and the rows see the same snapshot.
+ * The query's rows a page at a time, from a cursor in a read-only repeatable-read transaction (so
+ * what `before` reads and the rows are one snapshot). The next page is asked for before the
+ * current one is handed out: PostgreSQL reads it while this thread builds.
  */
 async function* pagesOf<Row>(client: pg.Client, sql: string, parameters: unknown[], before?: (client: pg.Client) => Promise<void>): AsyncGenerator<Row[]> {
+	const fetchPage = () => client.query<Row & pg.QueryResultRow>(`fetch ${PAGE_ROWS} from chunk_rows`);
+	let next: ReturnType<typeof fetchPage> | undefined;
 	await client.query("begin isolation level repeatable read read only");
 	try {
 		await before?.(client);
 		await client.query(`declare chunk_rows no scroll cursor for ${sql}`, parameters);
+		next = fetchPage();
 		for (;;) {
-			const { rows } = await client.query<Row & pg.QueryResultRow>(`fetch ${PAGE_ROWS} from chunk_rows`);
+			const { rows } = await next;
 			if (rows.length === 0) break;
+			next = fetchPage();
 			yield rows;
 		}
 	} finally {
+		next?.catch(() => {});
 		await client.query("rollback").catch(() => {});
 	}
 }
@@ -65,11 +77,11 @@ async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBu
 				const sql = vectorChunkRowsSql(task.documentIds ? "some" : "all");
 				const parameters = task.documentIds ? [task.sourceId, task.documentIds] : [task.sourceId];
 				let expected = 0;
-				const countRows = async (connection: pg.Client) => {
-					const { rows } = await connection.query<{ count: number }>(`select count(*)::int as count from (${sql}) as chunk_rows`, parameters);
+				const countChunks = async (connection: pg.Client) => {
+					const { rows } = await connection.query<{ count: number }>(readyChunkCountSql(task.documentIds ? "some" : "all"), parameters);
 					expected = rows[0]?.count ?? 0;
 				};
-				for await (const rows of pagesOf<VectorChunkRow>(client, sql, parameters, countRows)) {
+				for await (const rows of pagesOf<VectorChunkRow>(client, sql, parameters, countChunks)) {
 					matrix.apply([], rows);
 					// Sized once, after the first row fixed the dimensions: the matrix is never copied while it grows.
 					matrix.reserve(expected);
