@@ -597,7 +597,7 @@ export class LexicalIndexCache extends SourceChunkCache<SourceLexicon> {
 			lexicon.settle();
 			return;
 		}
-		// Copies of the pairs go (the lexicon keeps serving searches meanwhile); nothing changes it until this refresh ends.
+		// Copies go: a search that already holds the lexicon may still rank with it. Nothing else changes it until this refresh ends.
 		const pairs = lexicon.pairs();
 		const copies: LexiconPairs = { ...pairs, live: pairs.live.slice(), lengths: pairs.lengths.slice(), pairStarts: pairs.pairStarts.slice(), pairTerms: pairs.pairTerms.slice(), pairFrequencies: pairs.pairFrequencies.slice() };
 		const buffers = buffersOf(copies.live, copies.lengths, copies.pairStarts, copies.pairTerms, copies.pairFrequencies);

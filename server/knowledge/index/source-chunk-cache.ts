@@ -39,8 +39,9 @@ interface Entry<T> {
  * re-ingested documents and drops those of removed ones; so the first search after an ingestion
  * reads one document, not the whole source. A `reload:` notification drops the source (a change
  * document versions cannot reveal). While the notification connection is down nothing is kept
- * (every search loads: a change could be missed), and everything is dropped when it resets, as
- * NotifiedCache does. A failed load or refresh drops the entry, so the next search starts over.
+ * (every search loads, sharing only a load already under way: a change could be missed), and
+ * everything is dropped when it resets, as NotifiedCache does. A failed load or refresh drops the
+ * entry, so the next search starts over.
  *
  * Loading and rebuilding happen on index-builder threads (`builders`), never on the API's event
  * loop: a source of 100k chunks takes seconds to read and build, and every tenant's requests share
@@ -70,7 +71,8 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 
 	/**
 	 * Reads the chunks of `changed` documents, then (synchronously, so a search never sees half of
-	 * it) removes the chunks of `removed` ones and adds the new ones, updating `current.versions`.
+	 * it) removes the chunks of `removed` ones and adds the new ones, updating `current.versions`;
+	 * any reorganisation after that (a lexicon's re-inversion) swaps in synchronously too.
 	 * `removed` includes changed documents held at an older version.
 	 */
 	protected abstract applyChanges(em: EntityManager, source: SourceRef, current: T, changes: { removed: string[]; changed: string[] }): Promise<void>;
