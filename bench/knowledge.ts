@@ -171,12 +171,12 @@ try {
 			}
 			await pool.query("analyze knowledge_chunks");
 			const coldStarted = performance.now();
-			await vectorCache.matrixFor(platform.services.orm.em.fork(), source.id);
+			await vectorCache.matrixFor(platform.services.orm.em.fork(), { id: source.id, workspace: setup.workspaceId });
 			const coldLoadMs = performance.now() - coldStarted;
 			const lexicalStarted = performance.now();
-			await lexicalIndexCache.lexiconFor(platform.services.orm.em.fork(), source.id);
+			await lexicalIndexCache.lexiconFor(platform.services.orm.em.fork(), { id: source.id, workspace: setup.workspaceId });
 			const lexicalBuildMs = performance.now() - lexicalStarted;
-			const lexicalMegabytes = (await lexicalIndexCache.memoryBytes(platform.services.orm.em.fork(), source.id)) / 1024 / 1024;
+			const lexicalMegabytes = (await lexicalIndexCache.memoryBytes(platform.services.orm.em.fork(), { id: source.id, workspace: setup.workspaceId })) / 1024 / 1024;
 			// Two query mixes: words drawn like the text (frequent words, the worst case for full text)
 			// and words drawn uniformly from the vocabulary (closer to content-word queries).
 			const uniformWord = () => words[Math.floor(random() * words.length)];
@@ -204,7 +204,7 @@ try {
 			const frequentWordQueries = await measure(zipfWord);
 			const uniformWordQueries = await measure(uniformWord);
 			// The in-memory cost of the expansion alone: BM25 vs BM25 with RM3, interleaved, same lexemes.
-			const lexicon = await lexicalIndexCache.lexiconFor(platform.services.orm.em.fork(), source.id);
+			const lexicon = await lexicalIndexCache.lexiconFor(platform.services.orm.em.fork(), { id: source.id, workspace: setup.workspaceId });
 			const lexemeSets = await Promise.all(Array.from({ length: 200 }, (_, index) => queryLexemes(platform.services.orm.em.fork(), Array.from({ length: 4 }, index % 2 ? zipfWord : uniformWord).join(" "))));
 			const lexicalTimings = { bm25: [] as number[], bm25WithExpansion: [] as number[] };
 			for (const terms of lexemeSets) {
@@ -355,12 +355,12 @@ try {
 		}
 		const firstDistinct = (ids: string[], limit = 10) => [...new Set(ids)].slice(0, limit);
 		const em = () => platform.services.orm.em.fork();
-		const lexicon = () => lexicalIndexCache.lexiconFor(em(), cranSource);
+		const lexicon = () => lexicalIndexCache.lexiconFor(em(), { id: cranSource, workspace: setup.workspaceId });
 		const namesOf = (hits: { chunkId: string }[]) => hits.map((hit) => filenameOf.get(hit.chunkId) as string);
 		// Each method returns 30 chunks (so 10 distinct documents), as the default does for topK 30.
 		const candidates = 120;
 		const vectorHits = async (query: string, limit: number) =>
-			(await vectorCache.nearest(em(), cranSource, embedBuiltin(query), limit)).filter((hit) => hit.similarity > 0).map((hit) => ({ chunkId: hit.chunkId, score: hit.similarity }));
+			(await vectorCache.nearest(em(), { id: cranSource, workspace: setup.workspaceId }, embedBuiltin(query), limit)).filter((hit) => hit.similarity > 0).map((hit) => ({ chunkId: hit.chunkId, score: hit.similarity }));
 		const fusedWith = async (query: string, lexicalWeight: number) => {
 			const lexical = rankLexically(await lexicon(), await queryLexemes(em(), query), candidates);
 			return namesOf(fuseRankings(lexical, await vectorHits(query, candidates), lexicalWeight).slice(0, 30));

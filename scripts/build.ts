@@ -12,8 +12,17 @@ import { mkdir, rename, stat, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-/** `parser`: the parser processes' entry (server/knowledge/parse/parser-pool.ts forks dist/parser.js). */
-export const SERVER_ENTRY_POINTS = { main: "server/main.ts", worker: "server/worker.ts", admin: "scripts/admin.ts", parser: "server/knowledge/parse/parser-process.ts" };
+/**
+ * `parser`: the parser processes' entry (server/knowledge/parse/parser-pool.ts forks dist/parser.js);
+ * `index-builder`: the search index threads' (server/knowledge/index/index-builder-pool.ts).
+ */
+export const SERVER_ENTRY_POINTS = {
+	main: "server/main.ts",
+	worker: "server/worker.ts",
+	admin: "scripts/admin.ts",
+	parser: "server/knowledge/parse/parser-process.ts",
+	"index-builder": "server/knowledge/index/index-builder-thread.ts",
+};
 
 /**
  * Each file is written beside its target and renamed over it, so a process starting meanwhile

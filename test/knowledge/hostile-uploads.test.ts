@@ -3,34 +3,9 @@ import { sweepOrphanedDocuments } from "../../server/jobs/ingestion-worker";
 import { DEFAULT_PARSING_OPTIONS, type ParsingOptions } from "../../server/knowledge/parse/parser-pool";
 import { startTestPlatform, type TestPlatform, type TestWorkspace } from "../helpers/platform";
 import { docx, docxBomb, pdf, pdfText, wordParagraphs } from "./hostile-files";
-import { createSource, type DocumentBody, eventually, uploadDocument, waitForDocument } from "./knowledge-helpers";
+import { createSource, type DocumentBody, eventually, pollHealth, uploadDocument, waitForDocument } from "./knowledge-helpers";
 
 const MB = 1024 ** 2;
-
-/** Polls /healthz one request after another until stopped; keeps the slowest answer. */
-function pollHealth(platform: TestPlatform): { stop(): Promise<{ slowestMs: number; answers: number; failures: number }> } {
-	let running = true;
-	let slowestMs = 0;
-	let answers = 0;
-	let failures = 0;
-	const loop = (async () => {
-		while (running) {
-			const started = performance.now();
-			const response = await fetch(`${platform.url}/healthz`).catch(() => null);
-			await response?.arrayBuffer();
-			slowestMs = Math.max(slowestMs, performance.now() - started);
-			answers++;
-			if (response?.status !== 200) failures++;
-		}
-	})();
-	return {
-		async stop() {
-			running = false;
-			await loop;
-			return { slowestMs, answers, failures };
-		},
-	};
-}
 
 describe("hostile uploads while another client polls /healthz", () => {
 	let platform: TestPlatform;

@@ -74,3 +74,28 @@ export async function search(platform: TestPlatform, key: string, sourceId: stri
 	if (response.status !== 200) throw new Error(`search: ${response.status} ${await response.text()}`);
 	return ((await response.json()) as { data: { chunkId: string; documentId: string; filename: string; text: string; score: number; location: Record<string, unknown> }[] }).data;
 }
+
+/** Polls /healthz one request after another until stopped; keeps the slowest answer. */
+export function pollHealth(platform: TestPlatform): { stop(): Promise<{ slowestMs: number; answers: number; failures: number }> } {
+	let running = true;
+	let slowestMs = 0;
+	let answers = 0;
+	let failures = 0;
+	const loop = (async () => {
+		while (running) {
+			const started = performance.now();
+			const response = await fetch(`${platform.url}/healthz`).catch(() => null);
+			await response?.arrayBuffer();
+			slowestMs = Math.max(slowestMs, performance.now() - started);
+			answers++;
+			if (response?.status !== 200) failures++;
+		}
+	})();
+	return {
+		async stop() {
+			running = false;
+			await loop;
+			return { slowestMs, answers, failures };
+		},
+	};
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HEADING_WEIGHT, type LexicalChunkRow, SourceLexicon } from "../../server/knowledge/index/lexical-index";
+import { HEADING_WEIGHT, invertLexicon, type LexicalChunkRow, SourceLexicon } from "../../server/knowledge/index/lexical-index";
 import { SourceMatrix, type VectorChunkRow } from "../../server/knowledge/index/vector-cache";
 import { encodeVector } from "../../server/knowledge/index/vector-encoding";
 import { expandQuery } from "../../server/knowledge/search/expand-query";
@@ -17,6 +17,23 @@ const row = (id: string, documentId: string, words: string, heading?: string): L
 };
 
 const terms = (...words: string[]) => new Map(words.map((word) => [word, 1]));
+
+/** What postMessage does to a structure built on an index-builder thread: its buffers move (transferred, not copied). */
+const acrossThreads = <T>(moving: { transfer: T; buffers: ArrayBuffer[] }): T => structuredClone(moving.transfer, { transfer: moving.buffers });
+
+/** Random documents of 1-3 chunks over a small vocabulary, some with a heading: many shared terms, many ties. */
+function documentMaker() {
+	const words = "shock wave boundari layer heat transfer wing lift drag flutter panel buckl cylind pressur jet nozzl".split(" ");
+	let seed = 7;
+	const pick = () => {
+		seed = (seed * 1103515245 + 12345) % 2 ** 31;
+		return words[seed % words.length];
+	};
+	return (id: string, round = 0) =>
+		Array.from({ length: 1 + (id.length % 3) }, (_, index) => row(`${id}-r${round}-c${index}`, id, Array.from({ length: 6 + (index % 4) }, pick).join(" "), index === 0 ? pick() : undefined));
+}
+
+const LEXICON_QUERIES = [terms("shock", "wave"), terms("flutter"), terms("jet", "nozzl", "pressur"), terms("heat")];
 
 describe("RM3 query expansion", () => {
 	it("keeps the original terms' share and adds the feedback chunks' terms", () => {
@@ -128,28 +145,21 @@ describe("BM25 lexicon", () => {
 	});
 
 	it("updated document by document, ranks exactly as a lexicon built from scratch", () => {
-		const words = "shock wave boundari layer heat transfer wing lift drag flutter panel buckl cylind pressur jet nozzl".split(" ");
-		let seed = 7;
-		const pick = () => {
-			seed = (seed * 1103515245 + 12345) % 2 ** 31;
-			return words[seed % words.length];
-		};
+		const makeDocument = documentMaker();
 		const documents = new Map<string, LexicalChunkRow[]>();
-		const makeDocument = (id: string) =>
-			Array.from({ length: 1 + (id.length % 3) }, (_, index) => row(`${id}-c${index}`, id, Array.from({ length: 6 + (index % 4) }, pick).join(" "), index === 0 ? pick() : undefined));
 		const incremental = SourceLexicon.fromRows([]);
 		// Enough changes to pass the compaction threshold (1024 tail or dead chunks) and come back.
 		for (let round = 0; round < 1500; round++) {
 			const id = `doc${round % 700}`;
 			const removed = documents.has(id) ? [id] : [];
 			documents.delete(id);
-			const added = round % 5 === 4 ? [] : makeDocument(id);
+			const added = round % 5 === 4 ? [] : makeDocument(id, round);
 			if (added.length) documents.set(id, added);
 			incremental.apply(removed, added);
 		}
 		const fresh = SourceLexicon.fromRows([...documents.values()].flat());
 		expect(incremental.size).toBe(fresh.size);
-		for (const query of [terms("shock", "wave"), terms("flutter"), terms("jet", "nozzl", "pressur"), terms("heat")]) {
+		for (const query of LEXICON_QUERIES) {
 			const scores = (lexicon: SourceLexicon) =>
 				lexicon
 					.rank(query, 1000)
@@ -157,6 +167,42 @@ describe("BM25 lexicon", () => {
 					.sort();
 			expect(scores(incremental)).toEqual(scores(fresh));
 		}
+	});
+
+	it("built on another thread and kept up to date with changes built there, ranks exactly as a lexicon built here", async () => {
+		const makeDocument = documentMaker();
+		const documents = new Map<string, LexicalChunkRow[]>();
+		for (let index = 0; index < 300; index++) documents.set(`doc${index}`, makeDocument(`doc${index}`));
+		const built = SourceLexicon.fromRows([...documents.values()].flat());
+		const held = await SourceLexicon.fromTransfer(acrossThreads(built.toTransfer()));
+		let compactions = 0;
+		for (let round = 0; round < 1500; round++) {
+			const id = `doc${round % 700}`;
+			const removed = documents.has(id) ? [id] : [];
+			documents.delete(id);
+			const added = round % 5 === 4 ? [] : makeDocument(id, round);
+			if (added.length) documents.set(id, added);
+			// As the cache does: the changed document's chunks built elsewhere (not inverted), absorbed here.
+			const delta = new SourceLexicon();
+			delta.addRows(added);
+			held.absorb(removed, added.length ? await SourceLexicon.fromTransfer(acrossThreads(delta.toTransfer())) : null);
+			if (held.compactionDue) {
+				held.completeCompaction(invertLexicon(structuredClone(held.pairs())));
+				compactions++;
+			}
+		}
+		expect(compactions).toBeGreaterThan(0);
+		const fresh = SourceLexicon.fromRows([...documents.values()].flat());
+		expect(held.size).toBe(fresh.size);
+		for (const query of LEXICON_QUERIES) {
+			// Same order too: slots keep the order in which chunks arrived, as in a lexicon built from the rows.
+			const ranked = (lexicon: SourceLexicon) => rankLexically(lexicon, query, 1000).map((hit) => `${hit.chunkId}:${hit.score.toFixed(5)}`);
+			expect(ranked(held)).toEqual(ranked(fresh));
+			const [best] = fresh.rank(query, 1);
+			const [heldBest] = held.rank(query, 1);
+			if (best) expect([...held.termsOf(heldBest.slot)]).toEqual([...fresh.termsOf(best.slot)]);
+		}
+		for (const lexeme of ["shock", "flutter", "nozzl"]) expect(held.documentFrequencyOf(lexeme)).toBe(fresh.documentFrequencyOf(lexeme));
 	});
 });
 
@@ -189,5 +235,31 @@ describe("vector matrix", () => {
 		expect(answer(matrix)).toEqual(answer(fresh));
 		const live = new Set([...documents.values()].flat().map((chunk) => chunk.id));
 		expect(matrix.nearest(query, 1000).every((hit) => live.has(hit.chunkId))).toBe(true);
+	});
+
+	it("built on another thread and kept up to date with changes built there, answers exactly as the same matrix updated here", async () => {
+		const documents = new Map<string, VectorChunkRow[]>();
+		const rowsOf = (id: string, round: number) => [0, 1].map((index) => vectorRow(`${id}-r${round}-${index}`, id, [1 + (round % 7), index + 1, (round * 13) % 5, 1]));
+		for (let index = 0; index < 50; index++) documents.set(`doc${index}`, rowsOf(`doc${index}`, index));
+		const here = SourceMatrix.fromRows([...documents.values()].flat());
+		const built = SourceMatrix.fromRows([...documents.values()].flat());
+		const held = await SourceMatrix.fromTransfer(acrossThreads(built.toTransfer()));
+		for (let round = 0; round < 400; round++) {
+			const id = `doc${round % 90}`;
+			const removed = documents.has(id) ? [id] : [];
+			documents.delete(id);
+			const added = round % 4 === 3 ? [] : rowsOf(id, round);
+			if (added.length) documents.set(id, added);
+			here.apply(removed, added);
+			const delta = new SourceMatrix();
+			delta.dimensions = held.dimensions;
+			delta.apply([], added);
+			held.absorb(removed, added.length ? await SourceMatrix.fromTransfer(acrossThreads(delta.toTransfer())) : null);
+		}
+		expect(held.size).toBe(here.size);
+		// Same slots as rows applied in place: the same answer in the same order, ties included.
+		for (const query of [[0.5, 0.5, 0.5, 0.5], [1, 0, 0, 0], [0, 0.2, 0.9, 0.1]].map((values) => Float32Array.from(values))) {
+			expect(held.nearest(query, 1000)).toEqual(here.nearest(query, 1000));
+		}
 	});
 });

@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, SourceChunkCache } from "./source-chunk-cache";
+import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
+import { buffersOf, inSlices, type PackedStrings, packStrings, unpackStrings } from "./thread-transfer";
 
 /**
  * BM25 parameters: the usual defaults (Robertson & Zaragoza 2009; Lucene's too). On the tuning
@@ -42,7 +43,12 @@ export interface LexicalHit {
  * slots, `Uint8Array` frequencies) for the slots present at the last compaction, and a small tail
  * (term -> slot/frequency pairs) for slots added since. Removed chunks become dead slots, skipped
  * by scoring and left out of the statistics at once. When the tail or the dead slots outgrow an
- * eighth of the index, everything is re-inverted from the chunk-major pairs in memory.
+ * eighth of the index, everything is re-inverted from the chunk-major pairs (invertLexicon, a pure
+ * function of typed arrays, so a large index re-inverts on an index-builder thread).
+ *
+ * Built on an index-builder thread (addRows page by page, then settle) and handed to the API's
+ * thread whole (toTransfer / fromTransfer: typed arrays move, strings travel packed); changes
+ * arrive the same way, as a lexicon of the changed documents' chunks (absorb).
  */
 export class SourceLexicon implements CachedSource {
 	readonly versions: DocumentVersions = new Map();
@@ -86,14 +92,75 @@ export class SourceLexicon implements CachedSource {
 		return this.liveCount;
 	}
 
+	/** (term, chunk) pairs held, dead ones included: the work of a compaction. */
+	get pairCount(): number {
+		return this.pairStarts[this.slotCount];
+	}
+
+	/** True when the postings should be re-inverted: never inverted yet, or the tail or the dead slots outgrew an eighth. */
+	get compactionDue(): boolean {
+		const threshold = Math.max(COMPACTION_MINIMUM, this.slotCount / 8);
+		return this.baseSlots === 0 || this.slotCount - this.baseSlots > threshold || this.slotCount - this.liveCount > threshold;
+	}
+
 	/** Removes the chunks of `removedDocuments`, then adds `rows` (whose documents are recorded at their version). */
 	apply(removedDocuments: string[], rows: LexicalChunkRow[]): void {
 		for (const documentId of removedDocuments) this.removeDocument(documentId);
+		this.addRows(rows);
+		this.settle();
+	}
+
+	/** Adds chunks without re-inverting: a build adds its rows page by page, then settles once. */
+	addRows(rows: LexicalChunkRow[]): void {
 		for (const row of rows) this.addChunk(row);
-		const tailSlots = this.slotCount - this.baseSlots;
-		const deadSlots = this.slotCount - this.liveCount;
-		const threshold = Math.max(COMPACTION_MINIMUM, this.slotCount / 8);
-		if (this.baseSlots === 0 || tailSlots > threshold || deadSlots > threshold) this.compact();
+	}
+
+	/** Re-inverts in place if due, and brings the length normalisation up to date. */
+	settle(): void {
+		if (this.compactionDue) this.useInverted(invertLexicon(this.pairs()));
+		this.updateLengthNorms();
+	}
+
+	/**
+	 * Removes the chunks of `removedDocuments`, then takes every chunk of `delta` (a lexicon built
+	 * from the changed documents' rows) exactly as if its rows were added here: same slots, same
+	 * statistics. The caller re-inverts when `compactionDue` (settle, or completeCompaction with
+	 * invertLexicon's result from another thread).
+	 */
+	absorb(removedDocuments: string[], delta: SourceLexicon | null): void {
+		for (const documentId of removedDocuments) this.removeDocument(documentId);
+		if (delta) {
+			// In the delta's term order, i.e. first appearance in its rows: as adding the rows would number them.
+			const termOf = Int32Array.from(delta.termNames, (lexeme) => this.termFor(lexeme));
+			const documentOf: string[] = new Array(delta.slotCount);
+			for (const [documentId, slots] of delta.slotsOfDocument) for (const slot of slots) documentOf[slot] = documentId;
+			for (let from = 0; from < delta.slotCount; from++) {
+				if (delta.live[from] === 0) continue;
+				const slot = this.beginChunk();
+				for (let pair = delta.pairStarts[from]; pair < delta.pairStarts[from + 1]; pair++) this.addPair(slot, termOf[delta.pairTerms[pair]], delta.pairFrequencies[pair]);
+				this.endChunk(slot, delta.chunkIds[from], documentOf[from], delta.versions.get(documentOf[from]) ?? "");
+			}
+		}
+		this.updateLengthNorms();
+	}
+
+	/** The chunk-major pairs a compaction reads (views of this lexicon's arrays, not copies). */
+	pairs(): LexiconPairs {
+		const pairCount = this.pairCount;
+		return {
+			slotCount: this.slotCount,
+			termCount: this.termNames.length,
+			live: this.live.subarray(0, this.slotCount),
+			lengths: this.lengths.subarray(0, this.slotCount),
+			pairStarts: this.pairStarts.subarray(0, this.slotCount + 1),
+			pairTerms: this.pairTerms.subarray(0, pairCount),
+			pairFrequencies: this.pairFrequencies.subarray(0, pairCount),
+		};
+	}
+
+	/** Takes the result of invertLexicon over `pairs()` (nothing changed since) and updates the length normalisation. */
+	completeCompaction(inverted: InvertedLexicon): void {
+		this.useInverted(inverted);
 		this.updateLengthNorms();
 	}
 
@@ -167,6 +234,84 @@ export class SourceLexicon implements CachedSource {
 		return arrays.reduce((sum, array) => sum + array.byteLength, bytes);
 	}
 
+	/**
+	 * The lexicon as it moves between threads: its typed arrays (listed in `buffers`, to be
+	 * transferred rather than copied; this lexicon is unusable afterwards) and its strings packed.
+	 * Only a built lexicon moves: one whose additions all went to the base (no tail).
+	 */
+	toTransfer(): { transfer: LexiconTransfer; buffers: ArrayBuffer[] } {
+		if (this.tail.size > 0) throw new Error("A lexicon with a tail of postings does not move between threads");
+		const documentIds = [...this.slotsOfDocument.keys()];
+		const documentOfSlot = new Int32Array(this.slotCount).fill(-1);
+		documentIds.forEach((documentId, index) => {
+			for (const slot of this.slotsOfDocument.get(documentId) ?? []) documentOfSlot[slot] = index;
+		});
+		const transfer: LexiconTransfer = {
+			chunkIds: packStrings(this.chunkIds.slice(0, this.slotCount)),
+			termNames: packStrings(this.termNames),
+			documentIds: packStrings(documentIds),
+			documentVersions: packStrings(documentIds.map((documentId) => this.versions.get(documentId) ?? "")),
+			documentOfSlot,
+			documentFrequency: this.documentFrequency,
+			live: this.live,
+			lengths: this.lengths,
+			pairStarts: this.pairStarts,
+			pairTerms: this.pairTerms,
+			pairFrequencies: this.pairFrequencies,
+			offsets: this.offsets,
+			postings: this.postings,
+			frequencies: this.frequencies,
+			lengthNorms: this.lengthNorms,
+			slotCount: this.slotCount,
+			liveCount: this.liveCount,
+			totalLength: this.totalLength,
+			baseSlots: this.baseSlots,
+		};
+		const packed = [transfer.chunkIds, transfer.termNames, transfer.documentIds, transfer.documentVersions].map((strings) => strings.bytes);
+		const arrays = [documentOfSlot, this.documentFrequency, this.live, this.lengths, this.pairStarts, this.pairTerms, this.pairFrequencies, this.offsets, this.postings, this.frequencies, this.lengthNorms];
+		return { transfer, buffers: buffersOf(...packed, ...arrays) };
+	}
+
+	/**
+	 * A lexicon from toTransfer's output. Typed arrays are adopted as they are; the vocabulary's
+	 * lookup map and the per-document slot lists are rebuilt in slices that yield to the event loop.
+	 */
+	static async fromTransfer(transfer: LexiconTransfer): Promise<SourceLexicon> {
+		const lexicon = new SourceLexicon();
+		lexicon.chunkIds = unpackStrings(transfer.chunkIds);
+		const termNames = unpackStrings(transfer.termNames);
+		lexicon.termNames = termNames;
+		await inSlices(termNames.length, (term) => lexicon.terms.set(termNames[term], term));
+		const documentIds = unpackStrings(transfer.documentIds);
+		const documentVersions = unpackStrings(transfer.documentVersions);
+		await inSlices(documentIds.length, (index) => lexicon.versions.set(documentIds[index], documentVersions[index]));
+		const { documentOfSlot } = transfer;
+		await inSlices(transfer.slotCount, (slot) => {
+			if (documentOfSlot[slot] < 0) return;
+			const documentId = documentIds[documentOfSlot[slot]];
+			const slots = lexicon.slotsOfDocument.get(documentId);
+			if (slots) slots.push(slot);
+			else lexicon.slotsOfDocument.set(documentId, [slot]);
+		});
+		lexicon.documentFrequency = transfer.documentFrequency;
+		lexicon.live = transfer.live;
+		lexicon.lengths = transfer.lengths;
+		lexicon.pairStarts = transfer.pairStarts;
+		lexicon.pairTerms = transfer.pairTerms;
+		lexicon.pairFrequencies = transfer.pairFrequencies;
+		lexicon.offsets = transfer.offsets;
+		lexicon.postings = transfer.postings;
+		lexicon.frequencies = transfer.frequencies;
+		lexicon.lengthNorms = transfer.lengthNorms;
+		lexicon.slotCount = transfer.slotCount;
+		lexicon.liveCount = transfer.liveCount;
+		lexicon.totalLength = transfer.totalLength;
+		lexicon.baseSlots = transfer.baseSlots;
+		lexicon.scores = new Float32Array(transfer.live.length);
+		lexicon.touched = new Int32Array(transfer.live.length);
+		return lexicon;
+	}
+
 	private removeDocument(documentId: string): void {
 		for (const slot of this.slotsOfDocument.get(documentId) ?? []) {
 			if (this.live[slot] === 0) continue;
@@ -180,106 +325,88 @@ export class SourceLexicon implements CachedSource {
 	}
 
 	private addChunk(row: LexicalChunkRow): void {
-		const slot = this.slotCount++;
-		this.ensureSlotCapacity(this.slotCount);
-		let pair = this.pairStarts[slot];
-		let length = 0;
-		const addPair = (lexeme: string, count: number) => {
-			let term = this.terms.get(lexeme);
-			if (term === undefined) {
-				term = this.termNames.length;
-				this.terms.set(lexeme, term);
-				this.termNames.push(lexeme);
-				if (term >= this.documentFrequency.length) this.documentFrequency = grown(this.documentFrequency, 2 * this.documentFrequency.length);
-			}
-			if (pair === this.pairTerms.length) this.ensurePairCapacity(pair + 1);
-			// tsvector keeps at most 256 positions per lexeme; one byte holds any count that matters to BM25.
-			const frequency = Math.min(255, count);
-			this.pairTerms[pair] = term;
-			this.pairFrequencies[pair] = frequency;
-			pair++;
-			length += frequency;
-			this.documentFrequency[term]++;
-			// Before the first compaction (a full load) everything goes to the base at once.
-			if (this.baseSlots > 0 && slot >= this.baseSlots) {
-				const recent = this.tail.get(term);
-				if (recent) recent.push(slot, frequency);
-				else this.tail.set(term, [slot, frequency]);
-			}
-		};
+		const slot = this.beginChunk();
+		// tsvector keeps at most 256 positions per lexeme; one byte holds any count that matters to BM25.
+		const add = (lexeme: string, count: number) => this.addPair(slot, this.termFor(lexeme), Math.min(255, count));
 		if (row.heading_lexemes) {
 			// A lexeme may be in both fields: one pair with the weighted sum.
 			const counts = new Map<string, number>();
 			parseTsvector(row.lexemes ?? "", (lexeme, frequency) => counts.set(lexeme, frequency));
 			parseTsvector(row.heading_lexemes, (lexeme, frequency) => counts.set(lexeme, (counts.get(lexeme) ?? 0) + HEADING_WEIGHT * frequency));
-			for (const [lexeme, count] of counts) addPair(lexeme, count);
+			for (const [lexeme, count] of counts) add(lexeme, count);
 		} else {
 			// Lexemes of one tsvector are distinct: straight into pairs, no per-chunk map.
-			parseTsvector(row.lexemes ?? "", addPair);
+			parseTsvector(row.lexemes ?? "", add);
 		}
-		this.pairStarts[slot + 1] = pair;
-		this.chunkIds[slot] = row.id;
-		this.live[slot] = 1;
-		this.lengths[slot] = length;
-		this.liveCount++;
-		this.totalLength += length;
-		const slots = this.slotsOfDocument.get(row.document_id);
-		if (slots) slots.push(slot);
-		else this.slotsOfDocument.set(row.document_id, [slot]);
-		this.versions.set(row.document_id, row.version);
+		this.endChunk(slot, row.id, row.document_id, row.version);
 	}
 
-	/** Drops dead slots and re-inverts every live one into the base; the tail empties. */
-	private compact(): void {
-		const renumbered = new Int32Array(this.slotCount).fill(-1);
-		let next = 0;
-		for (let slot = 0; slot < this.slotCount; slot++) if (this.live[slot]) renumbered[slot] = next++;
-		const pairCount = Array.from({ length: this.slotCount }, (_, slot) => (this.live[slot] ? this.pairStarts[slot + 1] - this.pairStarts[slot] : 0)).reduce((sum, count) => sum + count, 0);
-		// Slot-indexed arrays share one capacity (pairStarts one more), which ensureSlotCapacity relies on.
-		const pairStarts = new Int32Array(Math.max(1, next) + 1);
-		const pairTerms = new Int32Array(Math.max(1, pairCount));
-		const pairFrequencies = new Uint8Array(Math.max(1, pairCount));
+	private termFor(lexeme: string): number {
+		let term = this.terms.get(lexeme);
+		if (term === undefined) {
+			term = this.termNames.length;
+			this.terms.set(lexeme, term);
+			this.termNames.push(lexeme);
+			if (term >= this.documentFrequency.length) this.documentFrequency = grown(this.documentFrequency, 2 * this.documentFrequency.length);
+		}
+		return term;
+	}
+
+	/** A new slot whose pairs follow (addPair), then endChunk; its pair range grows as pairs are added. */
+	private beginChunk(): number {
+		const slot = this.slotCount++;
+		this.ensureSlotCapacity(this.slotCount);
+		this.pairStarts[slot + 1] = this.pairStarts[slot];
+		this.lengths[slot] = 0;
+		return slot;
+	}
+
+	private addPair(slot: number, term: number, frequency: number): void {
+		const pair = this.pairStarts[slot + 1];
+		if (pair === this.pairTerms.length) this.ensurePairCapacity(pair + 1);
+		this.pairTerms[pair] = term;
+		this.pairFrequencies[pair] = frequency;
+		this.pairStarts[slot + 1] = pair + 1;
+		this.lengths[slot] += frequency;
+		this.documentFrequency[term]++;
+		// Before the first compaction (a build) everything goes to the base at once.
+		if (this.baseSlots > 0 && slot >= this.baseSlots) {
+			const recent = this.tail.get(term);
+			if (recent) recent.push(slot, frequency);
+			else this.tail.set(term, [slot, frequency]);
+		}
+	}
+
+	private endChunk(slot: number, chunkId: string, documentId: string, version: string): void {
+		this.chunkIds[slot] = chunkId;
+		this.live[slot] = 1;
+		this.liveCount++;
+		this.totalLength += this.lengths[slot];
+		const slots = this.slotsOfDocument.get(documentId);
+		if (slots) slots.push(slot);
+		else this.slotsOfDocument.set(documentId, [slot]);
+		this.versions.set(documentId, version);
+	}
+
+	/** Adopts a compaction of this lexicon's pairs: dead slots dropped, every live one in the base, the tail empty. */
+	private useInverted(inverted: InvertedLexicon): void {
+		const { renumbered } = inverted;
+		const next = inverted.slotCount;
 		const chunkIds: string[] = new Array(next);
-		const lengths = new Float32Array(Math.max(1, next));
-		let pair = 0;
-		for (let slot = 0; slot < this.slotCount; slot++) {
-			const target = renumbered[slot];
-			if (target < 0) continue;
-			for (let source = this.pairStarts[slot]; source < this.pairStarts[slot + 1]; source++) {
-				pairTerms[pair] = this.pairTerms[source];
-				pairFrequencies[pair++] = this.pairFrequencies[source];
-			}
-			pairStarts[target + 1] = pair;
-			chunkIds[target] = this.chunkIds[slot];
-			lengths[target] = this.lengths[slot];
-		}
+		for (let slot = 0; slot < this.slotCount; slot++) if (renumbered[slot] >= 0) chunkIds[renumbered[slot]] = this.chunkIds[slot];
 		for (const [documentId, slots] of this.slotsOfDocument) this.slotsOfDocument.set(documentId, slots.map((slot) => renumbered[slot]));
-		// Term-major compressed sparse rows; slots stay ascending within a term.
-		const termCount = this.termNames.length;
-		const offsets = new Int32Array(termCount + 1);
-		for (let index = 0; index < pair; index++) offsets[pairTerms[index] + 1]++;
-		for (let term = 0; term < termCount; term++) offsets[term + 1] += offsets[term];
-		const cursor = offsets.slice(0, termCount);
-		const postings = new Int32Array(pair);
-		const frequencies = new Uint8Array(pair);
-		for (let slot = 0; slot < next; slot++) {
-			for (let index = pairStarts[slot]; index < pairStarts[slot + 1]; index++) {
-				const position = cursor[pairTerms[index]]++;
-				postings[position] = slot;
-				frequencies[position] = pairFrequencies[index];
-			}
-		}
-		this.pairStarts = pairStarts;
-		this.pairTerms = pairTerms;
-		this.pairFrequencies = pairFrequencies;
+		this.pairStarts = inverted.pairStarts;
+		this.pairTerms = inverted.pairTerms;
+		this.pairFrequencies = inverted.pairFrequencies;
 		this.chunkIds = chunkIds;
-		this.lengths = lengths;
-		this.offsets = offsets;
-		this.postings = postings;
-		this.frequencies = frequencies;
+		this.lengths = inverted.lengths;
+		this.offsets = inverted.offsets;
+		this.postings = inverted.postings;
+		this.frequencies = inverted.frequencies;
 		this.slotCount = next;
 		this.baseSlots = next;
 		this.tail = new Map();
+		// Slot-indexed arrays share one capacity (pairStarts one more), which ensureSlotCapacity relies on.
 		this.live = new Uint8Array(Math.max(1, next)).fill(1);
 		this.lengthNorms = new Float32Array(Math.max(1, next));
 		this.scores = new Float32Array(Math.max(1, next));
@@ -310,22 +437,129 @@ export class SourceLexicon implements CachedSource {
 	}
 }
 
+/** A lexicon's chunk-major pairs and per-slot lengths: everything re-inverting reads. */
+export interface LexiconPairs {
+	slotCount: number;
+	termCount: number;
+	live: Uint8Array<ArrayBuffer>;
+	lengths: Float32Array<ArrayBuffer>;
+	pairStarts: Int32Array<ArrayBuffer>;
+	pairTerms: Int32Array<ArrayBuffer>;
+	pairFrequencies: Uint8Array<ArrayBuffer>;
+}
+
+/** Live slots renumbered densely (`renumbered[old]` = new slot or -1), their pairs, and the term-major postings. */
+export interface InvertedLexicon {
+	slotCount: number;
+	renumbered: Int32Array<ArrayBuffer>;
+	lengths: Float32Array<ArrayBuffer>;
+	pairStarts: Int32Array<ArrayBuffer>;
+	pairTerms: Int32Array<ArrayBuffer>;
+	pairFrequencies: Uint8Array<ArrayBuffer>;
+	offsets: Int32Array<ArrayBuffer>;
+	postings: Int32Array<ArrayBuffer>;
+	frequencies: Uint8Array<ArrayBuffer>;
+}
+
+/**
+ * Drops dead slots and inverts the live ones into term-major compressed sparse rows (slots
+ * ascending within a term). Pure, over typed arrays only: runs where the lexicon lives when it is
+ * small, on an index-builder thread when it is not.
+ */
+export function invertLexicon(input: LexiconPairs): InvertedLexicon {
+	const { live, lengths: sourceLengths } = input;
+	const renumbered = new Int32Array(input.slotCount).fill(-1);
+	let next = 0;
+	let pairCount = 0;
+	for (let slot = 0; slot < input.slotCount; slot++) {
+		if (!live[slot]) continue;
+		renumbered[slot] = next++;
+		pairCount += input.pairStarts[slot + 1] - input.pairStarts[slot];
+	}
+	// Slot-indexed arrays share one capacity (pairStarts one more), which ensureSlotCapacity relies on.
+	const pairStarts = new Int32Array(Math.max(1, next) + 1);
+	const pairTerms = new Int32Array(Math.max(1, pairCount));
+	const pairFrequencies = new Uint8Array(Math.max(1, pairCount));
+	const lengths = new Float32Array(Math.max(1, next));
+	let pair = 0;
+	for (let slot = 0; slot < input.slotCount; slot++) {
+		const target = renumbered[slot];
+		if (target < 0) continue;
+		for (let source = input.pairStarts[slot]; source < input.pairStarts[slot + 1]; source++) {
+			pairTerms[pair] = input.pairTerms[source];
+			pairFrequencies[pair++] = input.pairFrequencies[source];
+		}
+		pairStarts[target + 1] = pair;
+		lengths[target] = sourceLengths[slot];
+	}
+	const termCount = input.termCount;
+	const offsets = new Int32Array(termCount + 1);
+	for (let index = 0; index < pair; index++) offsets[pairTerms[index] + 1]++;
+	for (let term = 0; term < termCount; term++) offsets[term + 1] += offsets[term];
+	const cursor = offsets.slice(0, termCount);
+	const postings = new Int32Array(pair);
+	const frequencies = new Uint8Array(pair);
+	for (let slot = 0; slot < next; slot++) {
+		for (let index = pairStarts[slot]; index < pairStarts[slot + 1]; index++) {
+			const position = cursor[pairTerms[index]]++;
+			postings[position] = slot;
+			frequencies[position] = pairFrequencies[index];
+		}
+	}
+	return { slotCount: next, renumbered, lengths, pairStarts, pairTerms, pairFrequencies, offsets, postings, frequencies };
+}
+
+/** A lexicon between threads (SourceLexicon.toTransfer): typed arrays and packed strings only. */
+export interface LexiconTransfer {
+	chunkIds: PackedStrings;
+	termNames: PackedStrings;
+	documentIds: PackedStrings;
+	documentVersions: PackedStrings;
+	/** Slot -> index in documentIds, -1 for a dead slot. */
+	documentOfSlot: Int32Array<ArrayBuffer>;
+	documentFrequency: Int32Array<ArrayBuffer>;
+	live: Uint8Array<ArrayBuffer>;
+	lengths: Float32Array<ArrayBuffer>;
+	pairStarts: Int32Array<ArrayBuffer>;
+	pairTerms: Int32Array<ArrayBuffer>;
+	pairFrequencies: Uint8Array<ArrayBuffer>;
+	offsets: Int32Array<ArrayBuffer>;
+	postings: Int32Array<ArrayBuffer>;
+	frequencies: Uint8Array<ArrayBuffer>;
+	lengthNorms: Float32Array<ArrayBuffer>;
+	slotCount: number;
+	liveCount: number;
+	totalLength: number;
+	baseSlots: number;
+}
+
 function grown<T extends Int32Array | Uint8Array | Float32Array>(array: T, length: number): T {
 	const next = new (array.constructor as new (length: number) => T)(length);
 	next.set(array);
 	return next;
 }
 
-/** The chunk columns a lexicon is built from; the headings as a tsvector of their own (see HEADING_WEIGHT). */
-const CHUNK_ROWS_SQL = `select c.id, c.document_id, ${DOCUMENT_VERSION_SQL} as version, c.search_vector::text as lexemes,
+/**
+ * The chunk columns a lexicon is built from, in slot order; the headings as a tsvector of their own
+ * (see HEADING_WEIGHT). `$1` the source; `$2`, when given, the documents to read.
+ */
+export function lexicalChunkRowsSql(documents: "all" | "some"): string {
+	return `select c.id, c.document_id, ${DOCUMENT_VERSION_SQL} as version, c.search_vector::text as lexemes,
 	 case when jsonb_typeof(c.location->'headingPath') = 'array' then to_tsvector('english', c.location->>'headingPath')::text end as heading_lexemes
 	 from knowledge_chunks c join knowledge_documents d on d.id = c.document_id
-	 where c.source_id = ? and d.status = 'READY'`;
+	 where c.source_id = $1 and d.status = 'READY'${documents === "some" ? " and c.document_id = any($2::text[])" : ""}
+	 order by c.id`;
+}
+
+/** Below this many pairs a compaction runs where the lexicon lives (a few milliseconds); above, on a builder thread. */
+const INLINE_COMPACTION_PAIRS = 200_000;
 
 /**
  * Per-source BM25 indexes held in memory, built from the chunks' `search_vector` (PostgreSQL's own
  * `to_tsvector('english', text)`: same stemming and stop words as full-text search) on first
  * search and brought up to date document by document after a change (see SourceChunkCache).
+ * Builds and large re-inversions run on index-builder threads (index-builder-pool.ts), never on
+ * the API's event loop.
  *
  * Why not rank in PostgreSQL: at 100k chunks a query of frequent words makes the GIN index return
  * tens of thousands of rows and ts_rank/ts_rank_cd detoast every candidate's tsvector (100-200 ms;
@@ -335,30 +569,39 @@ const CHUNK_ROWS_SQL = `select c.id, c.document_id, ${DOCUMENT_VERSION_SQL} as v
  * (chunk, lexeme), see memoryBytes) and a build on first search.
  */
 export class LexicalIndexCache extends SourceChunkCache<SourceLexicon> {
-	lexiconFor(em: EntityManager, sourceId: string): Promise<SourceLexicon> {
-		return this.current(em, sourceId);
+	lexiconFor(em: EntityManager, source: SourceRef): Promise<SourceLexicon> {
+		return this.current(em, source);
 	}
 
-	async memoryBytes(em: EntityManager, sourceId: string): Promise<number> {
-		return (await this.lexiconFor(em, sourceId)).memoryBytes();
+	async memoryBytes(em: EntityManager, source: SourceRef): Promise<number> {
+		return (await this.lexiconFor(em, source)).memoryBytes();
 	}
 
 	/** Chunks ranked by plain BM25 for the query's lexemes (no expansion), best first. */
-	async rank(em: EntityManager, sourceId: string, query: string, limit: number): Promise<LexicalHit[]> {
-		const [lexicon, terms] = await Promise.all([this.lexiconFor(em, sourceId), queryLexemes(em, query)]);
+	async rank(em: EntityManager, source: SourceRef, query: string, limit: number): Promise<LexicalHit[]> {
+		const [lexicon, terms] = await Promise.all([this.lexiconFor(em, source), queryLexemes(em, query)]);
 		return lexicon.rank(terms, limit);
 	}
 
-	protected async loadAll(em: EntityManager, sourceId: string): Promise<SourceLexicon> {
-		const rows: LexicalChunkRow[] = await em.getConnection().execute(`${CHUNK_ROWS_SQL} order by c.id`, [sourceId]);
-		return SourceLexicon.fromRows(rows);
+	protected async loadAll(_em: EntityManager, source: SourceRef): Promise<SourceLexicon> {
+		return SourceLexicon.fromTransfer(await this.builders.run(source.workspace, { kind: "lexicon", sourceId: source.id }));
 	}
 
-	protected async applyChanges(em: EntityManager, sourceId: string, lexicon: SourceLexicon, changes: { removed: string[]; changed: string[] }): Promise<void> {
-		const rows: LexicalChunkRow[] = changes.changed.length
-			? await em.getConnection().execute(`${CHUNK_ROWS_SQL} and c.document_id in (?) order by c.id`, [sourceId, changes.changed])
-			: [];
-		lexicon.apply(changes.removed, rows);
+	protected async applyChanges(_em: EntityManager, source: SourceRef, lexicon: SourceLexicon, changes: { removed: string[]; changed: string[] }): Promise<void> {
+		const delta = changes.changed.length
+			? await SourceLexicon.fromTransfer(await this.builders.run(source.workspace, { kind: "lexicon", sourceId: source.id, documentIds: changes.changed }))
+			: null;
+		lexicon.absorb(changes.removed, delta);
+		if (!lexicon.compactionDue) return;
+		if (lexicon.pairCount <= INLINE_COMPACTION_PAIRS) {
+			lexicon.settle();
+			return;
+		}
+		// Copies go: a search that already holds the lexicon may still rank with it. Nothing else changes it until this refresh ends.
+		const pairs = lexicon.pairs();
+		const copies: LexiconPairs = { ...pairs, live: pairs.live.slice(), lengths: pairs.lengths.slice(), pairStarts: pairs.pairStarts.slice(), pairTerms: pairs.pairTerms.slice(), pairFrequencies: pairs.pairFrequencies.slice() };
+		const buffers = buffersOf(copies.live, copies.lengths, copies.pairStarts, copies.pairTerms, copies.pairFrequencies);
+		lexicon.completeCompaction(await this.builders.run(source.workspace, { kind: "invert-lexicon", pairs: copies }, buffers));
 	}
 }
 
@@ -370,40 +613,52 @@ export async function queryLexemes(em: EntityManager, query: string): Promise<Ma
 	return terms;
 }
 
+const [QUOTE, BACKSLASH, COLON, COMMA, SPACE] = ["'", "\\", ":", ",", " "].map((character) => character.charCodeAt(0));
+
 /**
  * Walks tsvector output (`'lexeme':1,4B 'other':2`): each lexeme with its number of positions.
  * In the output a quote inside a lexeme is doubled and a backslash escaped; a lexeme without
  * positions (a stripped tsvector) counts once.
  */
 export function parseTsvector(text: string, visit: (lexeme: string, frequency: number) => void): void {
+	const length = text.length;
 	let index = 0;
-	while (index < text.length) {
-		if (text[index] !== "'") {
+	while (index < length) {
+		if (text.charCodeAt(index) !== QUOTE) {
 			index++;
 			continue;
 		}
-		let lexeme = "";
 		index++;
-		while (index < text.length) {
-			const character = text[index];
-			if (character === "'" && text[index + 1] === "'") {
-				lexeme += "'";
-				index += 2;
-			} else if (character === "'") {
-				index++;
-				break;
-			} else if (character === "\\") {
-				lexeme += text[index + 1] ?? "";
-				index += 2;
-			} else {
-				lexeme += character;
-				index++;
+		// Most lexemes hold no quote or backslash: one slice instead of a string built character by character.
+		let end = index;
+		while (end < length && text.charCodeAt(end) !== QUOTE && text.charCodeAt(end) !== BACKSLASH) end++;
+		let lexeme: string;
+		if (end < length && text.charCodeAt(end) === QUOTE && text.charCodeAt(end + 1) !== QUOTE) {
+			lexeme = text.slice(index, end);
+			index = end + 1;
+		} else {
+			lexeme = "";
+			while (index < length) {
+				const character = text[index];
+				if (character === "'" && text[index + 1] === "'") {
+					lexeme += "'";
+					index += 2;
+				} else if (character === "'") {
+					index++;
+					break;
+				} else if (character === "\\") {
+					lexeme += text[index + 1] ?? "";
+					index += 2;
+				} else {
+					lexeme += character;
+					index++;
+				}
 			}
 		}
 		let frequency = 1;
-		if (text[index] === ":") {
-			while (index < text.length && text[index] !== " ") {
-				if (text[index] === ",") frequency++;
+		if (text.charCodeAt(index) === COLON) {
+			while (index < length && text.charCodeAt(index) !== SPACE) {
+				if (text.charCodeAt(index) === COMMA) frequency++;
 				index++;
 			}
 		}

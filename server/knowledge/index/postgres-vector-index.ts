@@ -17,6 +17,8 @@ export class PostgresVectorIndex implements VectorIndex {
 	constructor(
 		private readonly em: EntityManager,
 		private readonly cache: VectorCache,
+		/** Whose share of the index-builder threads a load of this source's vectors takes. */
+		private readonly workspace: string,
 	) {}
 
 	async upsert(sourceId: string, vectors: IndexedVector[]): Promise<void> {
@@ -30,7 +32,7 @@ export class PostgresVectorIndex implements VectorIndex {
 	}
 
 	query(sourceId: string, vector: Float32Array, topK: number): Promise<VectorMatch[]> {
-		return this.cache.nearest(this.em, sourceId, vector, topK);
+		return this.cache.nearest(this.em, { id: sourceId, workspace: this.workspace }, vector, topK);
 	}
 
 	async deleteChunks(sourceId: string, chunkIds: string[]): Promise<void> {

@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { DatabaseNotifications } from "../../db/notifications";
+import type { IndexBuilderPool } from "./index-builder-pool";
 import { KNOWLEDGE_CHUNKS_CHANNEL, readNotification } from "./vector-notifications";
 
 /** Document id -> version (attempt and processing time) of the READY documents a structure holds. */
@@ -11,6 +12,12 @@ export type DocumentVersions = Map<string, string>;
  * version are replaced.
  */
 export const DOCUMENT_VERSION_SQL = "concat(d.attempts, ':', d.processed_at)";
+
+/** A source, and the workspace whose share of the index-builder threads its builds take. */
+export interface SourceRef {
+	id: string;
+	workspace: string;
+}
 
 /** What a per-source structure must expose to be brought up to date document by document. */
 export interface CachedSource {
@@ -32,15 +39,25 @@ interface Entry<T> {
  * re-ingested documents and drops those of removed ones; so the first search after an ingestion
  * reads one document, not the whole source. A `reload:` notification drops the source (a change
  * document versions cannot reveal). While the notification connection is down nothing is kept
- * (every search loads: a change could be missed), and everything is dropped when it resets, as
- * NotifiedCache does. A failed load or refresh drops the entry, so the next search starts over.
+ * (every search loads, sharing only a load already under way: a change could be missed), and
+ * everything is dropped when it resets, as NotifiedCache does. A failed load or refresh drops the
+ * entry, so the next search starts over.
+ *
+ * Loading and rebuilding happen on index-builder threads (`builders`), never on the API's event
+ * loop: a source of 100k chunks takes seconds to read and build, and every tenant's requests share
+ * this loop. Concurrent first searches of a source share one load.
  */
 export abstract class SourceChunkCache<T extends CachedSource> {
 	private readonly entries = new Map<string, Entry<T>>();
+	/** Loads under way while nothing is kept (notifications down): concurrent searches still share one. */
+	private readonly unkeptLoads = new Map<string, Promise<T>>();
 	/** Counters for operators, the benchmark and tests: full loads vs incremental refreshes. */
 	readonly statistics = { fullLoads: 0, refreshes: 0, documentsLoaded: 0, documentsRemoved: 0 };
 
-	constructor(private readonly notifications: DatabaseNotifications) {
+	constructor(
+		private readonly notifications: DatabaseNotifications,
+		protected readonly builders: IndexBuilderPool,
+	) {
 		notifications.subscribe(KNOWLEDGE_CHUNKS_CHANNEL, (payload) => {
 			const { sourceId, reload } = readNotification(payload);
 			if (reload) this.drop(sourceId);
@@ -50,14 +67,15 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 	}
 
 	/** Everything the source's READY documents hold. */
-	protected abstract loadAll(em: EntityManager, sourceId: string): Promise<T>;
+	protected abstract loadAll(em: EntityManager, source: SourceRef): Promise<T>;
 
 	/**
 	 * Reads the chunks of `changed` documents, then (synchronously, so a search never sees half of
-	 * it) removes the chunks of `removed` ones and adds the new ones, updating `current.versions`.
+	 * it) removes the chunks of `removed` ones and adds the new ones, updating `current.versions`;
+	 * any reorganisation after that (a lexicon's re-inversion) swaps in synchronously too.
 	 * `removed` includes changed documents held at an older version.
 	 */
-	protected abstract applyChanges(em: EntityManager, sourceId: string, current: T, changes: { removed: string[]; changed: string[] }): Promise<void>;
+	protected abstract applyChanges(em: EntityManager, source: SourceRef, current: T, changes: { removed: string[]; changed: string[] }): Promise<void>;
 
 	invalidate(sourceId: string): void {
 		const entry = this.entries.get(sourceId);
@@ -72,11 +90,21 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 		this.entries.clear();
 	}
 
-	protected current(em: EntityManager, sourceId: string): Promise<T> {
-		if (!this.notifications.listening) return this.loadAll(em, sourceId);
+	protected current(em: EntityManager, source: SourceRef): Promise<T> {
+		const sourceId = source.id;
+		if (!this.notifications.listening) {
+			let load = this.unkeptLoads.get(sourceId);
+			if (!load) {
+				load = this.loadAll(em, source);
+				this.unkeptLoads.set(sourceId, load);
+				const done = () => this.unkeptLoads.delete(sourceId);
+				load.then(done, done);
+			}
+			return load;
+		}
 		const entry = this.entries.get(sourceId);
 		if (!entry) {
-			const created: Entry<T> = { value: this.loadAll(em, sourceId), stale: false };
+			const created: Entry<T> = { value: this.loadAll(em, source), stale: false };
 			this.entries.set(sourceId, created);
 			created.value.then(
 				() => this.statistics.fullLoads++,
@@ -88,7 +116,7 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 		if (!entry.stale) return entry.value;
 		entry.stale = false;
 		const refreshing = entry.value.then(async (value) => {
-			await this.refresh(em, sourceId, value);
+			await this.refresh(em, source, value);
 			return value;
 		});
 		entry.refreshing = refreshing;
@@ -105,16 +133,16 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 		if (this.entries.get(sourceId) === entry) this.entries.delete(sourceId);
 	}
 
-	private async refresh(em: EntityManager, sourceId: string, value: T): Promise<void> {
+	private async refresh(em: EntityManager, source: SourceRef, value: T): Promise<void> {
 		const rows: { id: string; version: string }[] = await em
 			.getConnection()
-			.execute(`select d.id, ${DOCUMENT_VERSION_SQL} as version from knowledge_documents d where d.source_id = ? and d.status = 'READY'`, [sourceId]);
+			.execute(`select d.id, ${DOCUMENT_VERSION_SQL} as version from knowledge_documents d where d.source_id = ? and d.status = 'READY'`, [source.id]);
 		const now = new Map(rows.map((row) => [row.id, row.version]));
 		const removed = [...value.versions].filter(([documentId, version]) => now.get(documentId) !== version).map(([documentId]) => documentId);
 		const changed = [...now].filter(([documentId, version]) => value.versions.get(documentId) !== version).map(([documentId]) => documentId);
 		this.statistics.refreshes++;
 		if (removed.length === 0 && changed.length === 0) return;
-		await this.applyChanges(em, sourceId, value, { removed, changed });
+		await this.applyChanges(em, source, value, { removed, changed });
 		this.statistics.documentsLoaded += changed.length;
 		this.statistics.documentsRemoved += removed.length;
 	}

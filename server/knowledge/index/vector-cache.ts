@@ -1,5 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, SourceChunkCache } from "./source-chunk-cache";
+import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
+import { buffersOf, inSlices, type PackedStrings, packStrings, unpackStrings } from "./thread-transfer";
+import { decodeVector } from "./vector-encoding";
 
 /** One chunk's vector as read from PostgreSQL, with its document's version. */
 export interface VectorChunkRow {
@@ -16,6 +18,9 @@ export interface VectorChunkRow {
  * few megabytes instead of 200. Slots have room to spare: new chunks take freed slots or spare
  * ones, and only outgrowing the capacity copies the matrix (by a quarter more each time, so
  * amortised); removed chunks' columns are zeroed and their slots skipped.
+ *
+ * Built on an index-builder thread and handed over whole (toTransfer / fromTransfer: the matrix's
+ * buffer moves, it is not copied); changes arrive as a matrix of the changed documents (absorb).
  */
 export class SourceMatrix implements CachedSource {
 	readonly versions: DocumentVersions = new Map();
@@ -48,33 +53,43 @@ export class SourceMatrix implements CachedSource {
 	}
 
 	apply(removedDocuments: string[], rows: VectorChunkRow[]): void {
-		for (const documentId of removedDocuments) {
-			for (const slot of this.slotsOfDocument.get(documentId) ?? []) {
-				if (this.live[slot] === 0) continue;
-				this.live[slot] = 0;
-				this.liveCount--;
-				for (let dimension = 0; dimension < this.dimensions; dimension++) this.matrix[dimension * this.capacity + slot] = 0;
-				this.free.push(slot);
-			}
-			this.slotsOfDocument.delete(documentId);
-			this.versions.delete(documentId);
-		}
+		for (const documentId of removedDocuments) this.removeDocument(documentId);
 		if (this.dimensions === 0 && rows.length > 0) this.dimensions = rows[0].embedding.length / 4;
 		const usable = rows.filter((row) => row.embedding.length === this.dimensions * 4);
-		const needed = this.slotCount + Math.max(0, usable.length - this.free.length);
-		// A sixteenth spare on a full load, a quarter more on growth: a few new documents never copy 200 MB.
-		if (needed > this.capacity) this.resize(Math.max(needed + Math.ceil(needed / 16), Math.ceil(this.capacity * 1.25), 64));
+		this.makeRoom(usable.length);
 		for (const row of usable) {
 			const slot = this.free.pop() ?? this.slotCount++;
-			const embedding = row.embedding;
-			for (let dimension = 0; dimension < this.dimensions; dimension++) this.matrix[dimension * this.capacity + slot] = embedding.readFloatLE(dimension * 4);
-			this.chunkIds[slot] = row.id;
-			this.live[slot] = 1;
-			this.liveCount++;
-			const slots = this.slotsOfDocument.get(row.document_id);
-			if (slots) slots.push(slot);
-			else this.slotsOfDocument.set(row.document_id, [slot]);
-			this.versions.set(row.document_id, row.version);
+			const values = decodeVector(row.embedding, this.dimensions);
+			for (let dimension = 0; dimension < this.dimensions; dimension++) this.matrix[dimension * this.capacity + slot] = values[dimension];
+			this.place(slot, row.id, row.document_id, row.version);
+		}
+	}
+
+	/**
+	 * Room for `slots` chunks in all without copying the matrix again: a build that knows its row
+	 * count sizes the matrix once (with the usual sixteenth to spare). Needs the dimensions (a first row).
+	 */
+	reserve(slots: number): void {
+		if (this.dimensions > 0 && slots > this.capacity) this.resize(slots + Math.ceil(slots / 16));
+	}
+
+	/**
+	 * Removes the chunks of `removedDocuments`, then takes every chunk of `delta` (a matrix built
+	 * from the changed documents' rows) as if its rows were applied here: same slots, same values.
+	 */
+	absorb(removedDocuments: string[], delta: SourceMatrix | null): void {
+		for (const documentId of removedDocuments) this.removeDocument(documentId);
+		if (!delta || delta.liveCount === 0) return;
+		if (this.dimensions === 0) this.dimensions = delta.dimensions;
+		if (delta.dimensions !== this.dimensions) return;
+		this.makeRoom(delta.liveCount);
+		const documentOf: string[] = new Array(delta.slotCount);
+		for (const [documentId, slots] of delta.slotsOfDocument) for (const slot of slots) documentOf[slot] = documentId;
+		for (let from = 0; from < delta.slotCount; from++) {
+			if (delta.live[from] === 0) continue;
+			const slot = this.free.pop() ?? this.slotCount++;
+			for (let dimension = 0; dimension < this.dimensions; dimension++) this.matrix[dimension * this.capacity + slot] = delta.matrix[dimension * delta.capacity + from];
+			this.place(slot, delta.chunkIds[from], documentOf[from], delta.versions.get(documentOf[from]) ?? "");
 		}
 	}
 
@@ -101,6 +116,90 @@ export class SourceMatrix implements CachedSource {
 		return topIndices(scores, count, this.live, limit).map((index) => ({ chunkId: this.chunkIds[index], similarity: scores[index] }));
 	}
 
+	/**
+	 * The matrix as it moves between threads: its typed arrays (listed in `buffers`, to be
+	 * transferred rather than copied; this matrix is unusable afterwards) and its strings packed.
+	 */
+	toTransfer(): { transfer: MatrixTransfer; buffers: ArrayBuffer[] } {
+		const documentIds = [...this.slotsOfDocument.keys()];
+		const documentOfSlot = new Int32Array(this.slotCount).fill(-1);
+		documentIds.forEach((documentId, index) => {
+			for (const slot of this.slotsOfDocument.get(documentId) ?? []) documentOfSlot[slot] = index;
+		});
+		const transfer: MatrixTransfer = {
+			chunkIds: packStrings(this.chunkIds.slice(0, this.slotCount)),
+			documentIds: packStrings(documentIds),
+			documentVersions: packStrings(documentIds.map((documentId) => this.versions.get(documentId) ?? "")),
+			documentOfSlot,
+			matrix: this.matrix,
+			live: this.live,
+			free: Int32Array.from(this.free),
+			dimensions: this.dimensions,
+			capacity: this.capacity,
+			slotCount: this.slotCount,
+			liveCount: this.liveCount,
+		};
+		return {
+			transfer,
+			buffers: buffersOf(transfer.chunkIds.bytes, transfer.documentIds.bytes, transfer.documentVersions.bytes, documentOfSlot, transfer.matrix, transfer.live, transfer.free),
+		};
+	}
+
+	/** A matrix from toTransfer's output: the matrix adopted as is, the per-document slot lists rebuilt in slices. */
+	static async fromTransfer(transfer: MatrixTransfer): Promise<SourceMatrix> {
+		const matrix = new SourceMatrix();
+		matrix.chunkIds = unpackStrings(transfer.chunkIds);
+		const documentIds = unpackStrings(transfer.documentIds);
+		const documentVersions = unpackStrings(transfer.documentVersions);
+		await inSlices(documentIds.length, (index) => matrix.versions.set(documentIds[index], documentVersions[index]));
+		const { documentOfSlot } = transfer;
+		await inSlices(transfer.slotCount, (slot) => {
+			if (documentOfSlot[slot] < 0) return;
+			const documentId = documentIds[documentOfSlot[slot]];
+			const slots = matrix.slotsOfDocument.get(documentId);
+			if (slots) slots.push(slot);
+			else matrix.slotsOfDocument.set(documentId, [slot]);
+		});
+		matrix.matrix = transfer.matrix;
+		matrix.live = transfer.live;
+		matrix.free = Array.from(transfer.free);
+		matrix.dimensions = transfer.dimensions;
+		matrix.capacity = transfer.capacity;
+		matrix.slotCount = transfer.slotCount;
+		matrix.liveCount = transfer.liveCount;
+		matrix.scores = new Float32Array(transfer.capacity);
+		return matrix;
+	}
+
+	private removeDocument(documentId: string): void {
+		for (const slot of this.slotsOfDocument.get(documentId) ?? []) {
+			if (this.live[slot] === 0) continue;
+			this.live[slot] = 0;
+			this.liveCount--;
+			for (let dimension = 0; dimension < this.dimensions; dimension++) this.matrix[dimension * this.capacity + slot] = 0;
+			this.free.push(slot);
+		}
+		this.slotsOfDocument.delete(documentId);
+		this.versions.delete(documentId);
+	}
+
+	/** Grows the capacity if `incoming` chunks would not fit in the free and spare slots. */
+	private makeRoom(incoming: number): void {
+		const needed = this.slotCount + Math.max(0, incoming - this.free.length);
+		// A sixteenth spare on a full load, a quarter more on growth: a few new documents never copy 200 MB.
+		if (needed > this.capacity) this.resize(Math.max(needed + Math.ceil(needed / 16), Math.ceil(this.capacity * 1.25), 64));
+	}
+
+	private place(slot: number, chunkId: string, documentId: string, version: string): void {
+		this.chunkIds[slot] = chunkId;
+		this.live[slot] = 1;
+		this.liveCount++;
+		const slots = this.slotsOfDocument.get(documentId);
+		if (slots) slots.push(slot);
+		else this.slotsOfDocument.set(documentId, [slot]);
+		this.versions.set(documentId, version);
+	}
+
 	private resize(capacity: number): void {
 		const matrix = new Float32Array(this.dimensions * capacity);
 		for (let dimension = 0; dimension < this.dimensions; dimension++) {
@@ -115,38 +214,61 @@ export class SourceMatrix implements CachedSource {
 	}
 }
 
+/** A matrix between threads (SourceMatrix.toTransfer): typed arrays and packed strings only. */
+export interface MatrixTransfer {
+	chunkIds: PackedStrings;
+	documentIds: PackedStrings;
+	documentVersions: PackedStrings;
+	/** Slot -> index in documentIds, -1 for a free slot. */
+	documentOfSlot: Int32Array<ArrayBuffer>;
+	matrix: Float32Array<ArrayBuffer>;
+	live: Uint8Array<ArrayBuffer>;
+	free: Int32Array<ArrayBuffer>;
+	dimensions: number;
+	capacity: number;
+	slotCount: number;
+	liveCount: number;
+}
+
 /**
- * Per-source vectors held in memory (see SourceMatrix), loaded from PostgreSQL on first search
- * and brought up to date document by document after a change (see SourceChunkCache). Without
- * pgvector, similarity is a brute-force dot product; a contiguous matrix keeps that within a few
- * tens of milliseconds at 100k chunks. Changes arrive by LISTEN/NOTIFY (`knowledge_vectors`) so
- * every instance (and worker) agrees.
+ * Per-source vectors held in memory (see SourceMatrix), loaded on first search and brought up to
+ * date document by document after a change (see SourceChunkCache); both on index-builder threads
+ * (index-builder-pool.ts), never on the API's event loop. Without pgvector, similarity is a
+ * brute-force dot product; a contiguous matrix keeps that within a few tens of milliseconds at
+ * 100k chunks. Changes arrive by LISTEN/NOTIFY (`knowledge_vectors`) so every instance (and
+ * worker) agrees.
  */
 export class VectorCache extends SourceChunkCache<SourceMatrix> {
-	matrixFor(em: EntityManager, sourceId: string): Promise<SourceMatrix> {
-		return this.current(em, sourceId);
+	matrixFor(em: EntityManager, source: SourceRef): Promise<SourceMatrix> {
+		return this.current(em, source);
 	}
 
-	async nearest(em: EntityManager, sourceId: string, query: Float32Array, limit: number): Promise<{ chunkId: string; similarity: number }[]> {
-		return (await this.matrixFor(em, sourceId)).nearest(query, limit);
+	async nearest(em: EntityManager, source: SourceRef, query: Float32Array, limit: number): Promise<{ chunkId: string; similarity: number }[]> {
+		return (await this.matrixFor(em, source)).nearest(query, limit);
 	}
 
-	protected async loadAll(em: EntityManager, sourceId: string): Promise<SourceMatrix> {
-		const rows: VectorChunkRow[] = await em.getConnection().execute(`${VECTOR_ROWS_SQL} order by c.id`, [sourceId]);
-		return SourceMatrix.fromRows(rows);
+	protected async loadAll(_em: EntityManager, source: SourceRef): Promise<SourceMatrix> {
+		return SourceMatrix.fromTransfer(await this.builders.run(source.workspace, { kind: "matrix", sourceId: source.id }));
 	}
 
-	protected async applyChanges(em: EntityManager, sourceId: string, matrix: SourceMatrix, changes: { removed: string[]; changed: string[] }): Promise<void> {
-		const rows: VectorChunkRow[] = changes.changed.length
-			? await em.getConnection().execute(`${VECTOR_ROWS_SQL} and c.document_id in (?) order by c.id`, [sourceId, changes.changed])
-			: [];
-		matrix.apply(changes.removed, rows);
+	protected async applyChanges(_em: EntityManager, source: SourceRef, matrix: SourceMatrix, changes: { removed: string[]; changed: string[] }): Promise<void> {
+		// Built at the held dimensions, so rows of another size are skipped there as they would be here.
+		const delta = changes.changed.length
+			? await SourceMatrix.fromTransfer(
+					await this.builders.run(source.workspace, { kind: "matrix", sourceId: source.id, documentIds: changes.changed, dimensions: matrix.dimensions || undefined }),
+				)
+			: null;
+		matrix.absorb(changes.removed, delta);
 	}
 }
 
-const VECTOR_ROWS_SQL = `select c.id, c.document_id, ${DOCUMENT_VERSION_SQL} as version, c.embedding
+/** The chunk vectors a matrix is built from, in slot order. `$1` the source; `$2`, when given, the documents to read. */
+export function vectorChunkRowsSql(documents: "all" | "some"): string {
+	return `select c.id, c.document_id, ${DOCUMENT_VERSION_SQL} as version, c.embedding
 	 from knowledge_chunks c join knowledge_documents d on d.id = c.document_id
-	 where c.source_id = ? and d.status = 'READY' and c.embedding is not null`;
+	 where c.source_id = $1 and d.status = 'READY' and c.embedding is not null${documents === "some" ? " and c.document_id = any($2::text[])" : ""}
+	 order by c.id`;
+}
 
 /** Indices of the `limit` largest scores among live slots, best first, without sorting everything. */
 function topIndices(scores: Float32Array, count: number, live: Uint8Array, limit: number): number[] {

@@ -12,12 +12,12 @@ export class VectorIndexes {
 		private readonly pinecone?: VectorIndex,
 	) {}
 
-	forSource(em: EntityManager, source: Pick<KnowledgeSource, "id" | "vectorStore">): VectorIndex {
+	forSource(em: EntityManager, source: Pick<KnowledgeSource, "id" | "workspace" | "vectorStore">): VectorIndex {
 		if (source.vectorStore === "pinecone") {
 			// A source keeps its store for life; losing the configuration must fail loudly, not search nothing.
 			if (!this.pinecone) throw new Error(`Knowledge source ${source.id} uses Pinecone but PINECONE_API_KEY / PINECONE_INDEX_HOST are not set`);
 			return this.pinecone;
 		}
-		return new PostgresVectorIndex(em, this.cache);
+		return new PostgresVectorIndex(em, this.cache, source.workspace);
 	}
 }

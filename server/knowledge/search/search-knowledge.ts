@@ -76,7 +76,7 @@ export async function searchKnowledge(em: EntityManager, dependencies: SearchDep
 	const candidates = Math.max(50, topK * 4);
 	const embedder = await embedderForSource(em, dependencies, source);
 	const [lexical, semantic] = await Promise.all([
-		Promise.all([dependencies.search.lexical.lexiconFor(em, source.id), queryLexemes(em, input.query)]).then(([lexicon, terms]) => rankLexically(lexicon, terms, candidates)),
+		Promise.all([dependencies.search.lexical.lexiconFor(em, source), queryLexemes(em, input.query)]).then(([lexicon, terms]) => rankLexically(lexicon, terms, candidates)),
 		embedder.embed([input.query]).then(([vector]) => dependencies.vectorIndexes.forSource(em, source).query(source.id, vector, candidates)),
 	]);
 	const ranked = fuseRankings(

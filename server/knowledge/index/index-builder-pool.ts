@@ -1,0 +1,195 @@
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { InvertedLexicon, LexiconPairs, LexiconTransfer } from "./lexical-index";
+import type { MatrixTransfer } from "./vector-cache";
+
+/** What an index-builder thread does: read a source's chunks (all, or some documents') and build, or re-invert a lexicon. */
+export type BuildTask =
+	| { kind: "lexicon"; sourceId: string; documentIds?: string[] }
+	| { kind: "matrix"; sourceId: string; documentIds?: string[]; dimensions?: number }
+	| { kind: "invert-lexicon"; pairs: LexiconPairs };
+
+export interface BuildResults {
+	lexicon: LexiconTransfer;
+	matrix: MatrixTransfer;
+	"invert-lexicon": InvertedLexicon;
+}
+
+export type BuildRequest = { id: number; task: BuildTask };
+export type BuildReply = { id: number; result: BuildResults[BuildTask["kind"]] } | { id: number; failure: string };
+
+export interface IndexBuilderLimits {
+	/** Builds running at once, all workspaces together: each holds a thread and a database connection. */
+	threads: number;
+	/**
+	 * Builds of one workspace running at once (its lexicon and matrix of one source side by side):
+	 * one workspace's loads queue behind each other, never another workspace's.
+	 */
+	threadsPerWorkspace: number;
+	/** Threads kept after their build for the next one (a thread starts in tens of milliseconds). */
+	idleThreads: number;
+	/** How long a thread is kept idle: its heap (a large build's garbage included) goes with it when it exits. */
+	idleMs: number;
+}
+
+export const DEFAULT_INDEX_BUILDER_LIMITS: IndexBuilderLimits = { threads: 4, threadsPerWorkspace: 2, idleThreads: 1, idleMs: 30_000 };
+
+interface Job {
+	workspace: string;
+	task: BuildTask;
+	transfer: ArrayBuffer[];
+	resolve(result: unknown): void;
+	reject(error: Error): void;
+}
+
+/**
+ * Where the thread's entry is: `index-builder.js` at the root of the bundle, or under tsx (tests,
+ * scripts) the source beside this file, loaded once tsx is registered in the thread (a thread's
+ * `execArgv` cannot: `--import` is not applied to it on Node 20); tsx resolves from the working
+ * directory, as the parser processes' `--import tsx` does.
+ */
+function builderThreadEntry(moduleUrl: string): { code: string | URL; eval: boolean } {
+	const here = fileURLToPath(moduleUrl);
+	if (here.endsWith(".ts")) {
+		const entry = pathToFileURL(join(dirname(here), "index-builder-thread.ts")).href;
+		return { code: `import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`, eval: true };
+	}
+	// scripts/build.ts puts shared code in dist/chunks/ and entry points in dist/.
+	const directory = dirname(here);
+	return { code: pathToFileURL(join(basename(directory) === "chunks" ? dirname(directory) : directory, "index-builder.js")), eval: false };
+}
+
+/**
+ * Threads that read a source's chunks from PostgreSQL (streamed, a page of rows at a time, on a
+ * connection of their own) and build its search structures, handing them back as transferred
+ * typed arrays: the API's event loop never reads a whole source, builds an index or re-inverts
+ * one, so a 100k-chunk source loading for one tenant leaves every other request, /healthz
+ * included, answered as usual. Builds are shared out per workspace (threadsPerWorkspace), so a
+ * tenant loading several large sources waits for itself, not others for it.
+ */
+export class IndexBuilderPool {
+	private readonly queue: Job[] = [];
+	private idle: { worker: Worker; timer: NodeJS.Timeout }[] = [];
+	private readonly busy = new Set<Worker>();
+	private readonly runningPerWorkspace = new Map<string, number>();
+	private running = 0;
+	private nextId = 0;
+	private closed = false;
+	private readonly entry = builderThreadEntry(import.meta.url);
+	/** Tasks completed, by kind; for operators, the benchmark and tests. */
+	readonly completed: Record<BuildTask["kind"], number> = { lexicon: 0, matrix: 0, "invert-lexicon": 0 };
+
+	constructor(
+		private readonly databaseUrl: string,
+		private readonly limits: IndexBuilderLimits = DEFAULT_INDEX_BUILDER_LIMITS,
+	) {}
+
+	/** Runs the task on a builder thread when the workspace's share and the pool allow; `transfer` lists buffers of the task to move, not copy. */
+	run<K extends BuildTask["kind"]>(workspace: string, task: Extract<BuildTask, { kind: K }>, transfer: ArrayBuffer[] = []): Promise<BuildResults[K]> {
+		if (this.closed) return Promise.reject(new Error("The index builders are closed"));
+		return new Promise((resolve, reject) => {
+			this.queue.push({ workspace, task, transfer, resolve: resolve as (result: unknown) => void, reject });
+			this.dispatch();
+		});
+	}
+
+	/** Builds running and waiting; for tests and operators. */
+	get load(): { running: number; queued: number } {
+		return { running: this.running, queued: this.queue.length };
+	}
+
+	async close(): Promise<void> {
+		this.closed = true;
+		for (const job of this.queue.splice(0)) job.reject(new Error("The index builders are closed"));
+		for (const { timer } of this.idle) clearTimeout(timer);
+		const threads = [...this.idle.map(({ worker }) => worker), ...this.busy];
+		this.idle = [];
+		await Promise.all(threads.map((worker) => worker.terminate()));
+	}
+
+	private dispatch(): void {
+		for (let index = 0; index < this.queue.length && this.running < this.limits.threads; ) {
+			const job = this.queue[index];
+			if ((this.runningPerWorkspace.get(job.workspace) ?? 0) >= this.limits.threadsPerWorkspace) {
+				index++;
+				continue;
+			}
+			this.queue.splice(index, 1);
+			this.start(job);
+		}
+	}
+
+	private start(job: Job): void {
+		this.running++;
+		this.runningPerWorkspace.set(job.workspace, (this.runningPerWorkspace.get(job.workspace) ?? 0) + 1);
+		const parked = this.idle.pop();
+		if (parked) clearTimeout(parked.timer);
+		const worker = parked?.worker ?? this.spawn();
+		this.busy.add(worker);
+		worker.ref();
+		const id = ++this.nextId;
+		let settled = false;
+		const finish = (keepThread: boolean) => {
+			if (settled) return;
+			settled = true;
+			worker.off("message", onMessage);
+			worker.off("error", onError);
+			worker.off("exit", onExit);
+			this.busy.delete(worker);
+			this.running--;
+			const left = (this.runningPerWorkspace.get(job.workspace) ?? 1) - 1;
+			if (left > 0) this.runningPerWorkspace.set(job.workspace, left);
+			else this.runningPerWorkspace.delete(job.workspace);
+			if (keepThread && !this.closed && this.idle.length < this.limits.idleThreads) {
+				this.park(worker);
+			} else {
+				void worker.terminate();
+			}
+			this.dispatch();
+		};
+		const onMessage = (reply: BuildReply) => {
+			if (reply.id !== id) return;
+			finish(true);
+			if ("failure" in reply) {
+				job.reject(new Error(reply.failure));
+				return;
+			}
+			this.completed[job.task.kind]++;
+			job.resolve(reply.result);
+		};
+		const onError = (error: Error) => {
+			finish(false);
+			job.reject(error);
+		};
+		const onExit = (code: number) => {
+			finish(false);
+			job.reject(new Error(`The index builder thread stopped (exit code ${code})`));
+		};
+		worker.on("message", onMessage);
+		worker.on("error", onError);
+		worker.on("exit", onExit);
+		worker.postMessage({ id, task: job.task } satisfies BuildRequest, job.transfer);
+	}
+
+	/** Keeps a thread for the next build, for a while; an idle thread keeps nothing alive (a process done with its work can exit). */
+	private park(worker: Worker): void {
+		worker.unref();
+		const timer = setTimeout(() => {
+			this.idle = this.idle.filter((parked) => parked.worker !== worker);
+			void worker.terminate();
+		}, this.limits.idleMs);
+		timer.unref();
+		this.idle.push({ worker, timer });
+	}
+
+	private spawn(): Worker {
+		const worker = new Worker(this.entry.code, { eval: this.entry.eval, workerData: { databaseUrl: this.databaseUrl } });
+		// An idle thread that dies (it should not) leaves the idle list.
+		worker.on("exit", () => {
+			this.idle = this.idle.filter((parked) => parked.worker !== worker);
+		});
+		worker.on("error", () => {});
+		return worker;
+	}
+}

@@ -1,0 +1,105 @@
+/**
+ * An index-builder thread (server/knowledge/index/index-builder-pool.ts): reads a source's chunks
+ * from PostgreSQL through a cursor, a page at a time, builds its lexicon or vector matrix, and
+ * hands it back as transferred typed arrays; or re-inverts a lexicon's postings. One task at a
+ * time. Built as its own entry point (scripts/build.ts: dist/index-builder.js); run from source
+ * under tsx in tests.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import pg from "pg";
+import type { BuildReply, BuildRequest, BuildTask } from "./index-builder-pool";
+import { invertLexicon, type LexicalChunkRow, lexicalChunkRowsSql, SourceLexicon } from "./lexical-index";
+import { buffersOf } from "./thread-transfer";
+import { SourceMatrix, type VectorChunkRow, vectorChunkRowsSql } from "./vector-cache";
+
+/** Rows per FETCH: a few megabytes of tsvectors or vectors at a time, never the whole source. */
+const PAGE_ROWS = 1000;
+
+const { databaseUrl } = workerData as { databaseUrl: string };
+
+/** The chunks of the source's READY documents as ingestion counted them: sizes the matrix before its rows arrive (a hint; it grows if short). */
+function readyChunkCountSql(documents: "all" | "some"): string {
+	return `select coalesce(sum(d.chunk_count), 0)::int as count from knowledge_documents d
+	 where d.source_id = $1 and d.status = 'READY'${documents === "some" ? " and d.id = any($2::text[])" : ""}`;
+}
+
+async function withConnection<T>(use: (client: pg.Client) => Promise<T>): Promise<T> {
+	const client = new pg.Client({ connectionString: databaseUrl, application_name: "platform-index-builder" });
+	await client.connect();
+	try {
+		return await use(client);
+	} finally {
+		await client.end().catch(() => {});
+	}
+}
+
+/**
+ * The query's rows a page at a time, from a cursor in a read-only repeatable-read transaction (so
+ * what `before` reads and the rows are one snapshot). The next page is asked for before the
+ * current one is handed out: PostgreSQL reads it while this thread builds.
+ */
+async function* pagesOf<Row>(client: pg.Client, sql: string, parameters: unknown[], before?: (client: pg.Client) => Promise<void>): AsyncGenerator<Row[]> {
+	const fetchPage = () => client.query<Row & pg.QueryResultRow>(`fetch ${PAGE_ROWS} from chunk_rows`);
+	let next: ReturnType<typeof fetchPage> | undefined;
+	await client.query("begin isolation level repeatable read read only");
+	try {
+		await before?.(client);
+		await client.query(`declare chunk_rows no scroll cursor for ${sql}`, parameters);
+		next = fetchPage();
+		for (;;) {
+			const { rows } = await next;
+			if (rows.length === 0) break;
+			next = fetchPage();
+			yield rows;
+		}
+	} finally {
+		next?.catch(() => {});
+		await client.query("rollback").catch(() => {});
+	}
+}
+
+async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBuffer[] }> {
+	switch (task.kind) {
+		case "lexicon":
+			return withConnection(async (client) => {
+				const lexicon = new SourceLexicon();
+				const parameters = task.documentIds ? [task.sourceId, task.documentIds] : [task.sourceId];
+				for await (const rows of pagesOf<LexicalChunkRow>(client, lexicalChunkRowsSql(task.documentIds ? "some" : "all"), parameters)) lexicon.addRows(rows);
+				// A whole source is inverted here; a few changed documents are only absorbed (their pairs) where the lexicon lives.
+				if (!task.documentIds) lexicon.settle();
+				const { transfer, buffers } = lexicon.toTransfer();
+				return { result: transfer, buffers };
+			});
+		case "matrix":
+			return withConnection(async (client) => {
+				const matrix = new SourceMatrix();
+				if (task.dimensions) matrix.dimensions = task.dimensions;
+				const sql = vectorChunkRowsSql(task.documentIds ? "some" : "all");
+				const parameters = task.documentIds ? [task.sourceId, task.documentIds] : [task.sourceId];
+				let expected = 0;
+				const countChunks = async (connection: pg.Client) => {
+					const { rows } = await connection.query<{ count: number }>(readyChunkCountSql(task.documentIds ? "some" : "all"), parameters);
+					expected = rows[0]?.count ?? 0;
+				};
+				for await (const rows of pagesOf<VectorChunkRow>(client, sql, parameters, countChunks)) {
+					matrix.apply([], rows);
+					// Sized once, after the first row fixed the dimensions: the matrix is never copied while it grows.
+					matrix.reserve(expected);
+				}
+				const { transfer, buffers } = matrix.toTransfer();
+				return { result: transfer, buffers };
+			});
+		case "invert-lexicon": {
+			const inverted = invertLexicon(task.pairs);
+			const { renumbered, lengths, pairStarts, pairTerms, pairFrequencies, offsets, postings, frequencies } = inverted;
+			return { result: inverted, buffers: buffersOf(renumbered, lengths, pairStarts, pairTerms, pairFrequencies, offsets, postings, frequencies) };
+		}
+	}
+}
+
+parentPort?.on("message", ({ id, task }: BuildRequest) => {
+	run(task).then(
+		({ result, buffers }) => parentPort?.postMessage({ id, result } as BuildReply, buffers),
+		(error: unknown) => parentPort?.postMessage({ id, failure: error instanceof Error ? error.message : String(error) } satisfies BuildReply),
+	);
+});
