@@ -143,7 +143,7 @@ try {
 	for (const text of OFF_TOPIC) offTopic.push((await retrieve(text)).map((chunk) => ({ score: chunk.score, relevant: false })));
 
 	// 3. The scale: the best raw BM25 score of each query against its best fused score.
-	const lexicon = await platform.services.search.lexical.lexiconFor(platform.services.orm.em.fork(), sourceId);
+	const lexicon = await platform.services.search.lexical.lexiconFor(platform.services.orm.em.fork(), { id: sourceId, workspace: setup.workspaceId });
 	const bestRaw: number[] = [];
 	const bestFused: number[] = [];
 	for (const query of [...judged.map((entry) => entry.text), ...OFF_TOPIC]) {
