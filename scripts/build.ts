@@ -8,9 +8,12 @@
  * inlined, each would load at every start whether configured or not.
  */
 import { build, type Metafile } from "esbuild";
-import { mkdir, rename, stat, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { brotliCompress, constants as zlib, gzip } from "node:zlib";
 
 /**
  * `parser`: the parser processes' entry (server/knowledge/parse/parser-pool.ts forks dist/parser.js);
@@ -82,6 +85,66 @@ async function describeInputs(metafile: Metafile, entryPoints: Record<string, st
 	return new TextEncoder().encode(`${JSON.stringify({ startedAt, entries })}\n`);
 }
 
+/** What the dashboard is built from: a change to any of these rebuilds it. */
+const WEB_SOURCES = ["web", "contract", "package-lock.json"];
+const WEB_SOURCE_HASH_FILE = ".source-hash";
+const WEB_CONFIG = "web/vite.config.ts";
+
+/**
+ * The dashboard (web/, Vite): built only when its sources changed since the last build (a hash of
+ * every source file is kept beside the output), so `npm start` stays fast. Built beside the
+ * previous build and swapped in whole; every asset is also stored gzip- and brotli-compressed,
+ * which the server sends to browsers that accept them.
+ */
+export async function buildWebApplication(outdir: string): Promise<"built" | "fresh" | "absent"> {
+	// A copy of the server alone (no web/) serves the API without the dashboard.
+	if (!(await stat(WEB_CONFIG).catch(() => undefined))) return "absent";
+	const sourceHash = await hashSources(WEB_SOURCES);
+	const previous = await readFile(join(outdir, WEB_SOURCE_HASH_FILE), "utf8").catch(() => "");
+	if (previous === sourceHash) return "fresh";
+	const staging = `${outdir}.${process.pid}.tmp`;
+	await rm(staging, { recursive: true, force: true });
+	const { build: buildWithVite } = await import("vite");
+	await buildWithVite({ configFile: WEB_CONFIG, logLevel: "warn", build: { outDir: resolve(staging) } });
+	await precompress(staging);
+	await writeFile(join(staging, WEB_SOURCE_HASH_FILE), sourceHash);
+	const retired = `${outdir}.${process.pid}.old`;
+	await rename(outdir, retired).catch(() => {});
+	await rename(staging, outdir);
+	await rm(retired, { recursive: true, force: true });
+	return "built";
+}
+
+async function hashSources(roots: string[]): Promise<string> {
+	const hash = createHash("sha256");
+	const visit = async (path: string): Promise<void> => {
+		const info = await stat(path).catch(() => undefined);
+		if (!info) return;
+		if (info.isDirectory()) {
+			for (const entry of (await readdir(path)).sort()) if (entry !== "node_modules") await visit(join(path, entry));
+			return;
+		}
+		hash.update(relative(".", path)).update("\0").update(await readFile(path)).update("\0");
+	};
+	for (const root of roots) await visit(root);
+	return hash.digest("hex");
+}
+
+const gzipAsync = promisify(gzip);
+const brotliAsync = promisify(brotliCompress);
+const COMPRESSIBLE = /\.(js|css|html|svg|json|map|txt)$/;
+
+async function precompress(directory: string): Promise<void> {
+	for (const entry of await readdir(directory, { recursive: true, withFileTypes: true })) {
+		if (!entry.isFile() || !COMPRESSIBLE.test(entry.name) || entry.name.endsWith(".map")) continue;
+		const path = join(entry.parentPath, entry.name);
+		const content = await readFile(path);
+		await writeFile(`${path}.gz`, await gzipAsync(content, { level: 9 }));
+		await writeFile(`${path}.br`, await brotliAsync(content, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }));
+	}
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
 	await buildBundles(SERVER_ENTRY_POINTS, "dist");
+	await buildWebApplication("dist/web");
 }

@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { loadConfig } from "./config";
 import { resolveDatabase } from "./db/database-url";
 import { startPlatform } from "./platform";
@@ -34,6 +35,8 @@ async function main() {
 		signIn: config.signIn,
 		passwordHashing: config.passwordHashing,
 		trustedProxies: config.trustedProxies,
+		// dist/web beside this bundle (dist/main.js), built by `npm run build` like the bundle itself.
+		webDirectory: fileURLToPath(new URL("./web", import.meta.url)),
 	});
 	logger.info("listening", { port: config.port, publicBaseUrl: config.publicBaseUrl });
 

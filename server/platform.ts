@@ -65,6 +65,8 @@ export interface PlatformOptions {
 	passwordHashing?: Partial<PasswordHashingLimits>;
 	/** TRUSTED_PROXIES: addresses and CIDR ranges whose X-Forwarded-For names the client (server/shared/trusted-proxies.ts). */
 	trustedProxies?: string[];
+	/** The built dashboard (dist/web, `npm run build`); unset: its pages answer that it is not built. */
+	webDirectory?: string;
 }
 
 /**
@@ -236,14 +238,16 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 	const { services, close } = await createPlatformServices({ ...options, publicBaseUrl: () => publicBaseUrl }, "server");
 	try {
 		// Loaded here, not at the top: the worker and the operator CLI build the same services without HTTP.
-		const [{ createRequestListener }, { createHttpServer, closeHttpServer, DEFAULT_HTTP_LIMITS }, { createOAuthEndpoints }, { createMcpServer }] = await Promise.all([
+		const [{ createRequestListener }, { createHttpServer, closeHttpServer, DEFAULT_HTTP_LIMITS }, { createOAuthEndpoints }, { createMcpServer }, { createWebAssets }] = await Promise.all([
 			import("./http/app"),
 			import("./http/http-server"),
 			import("./http/oauth-endpoints"),
 			import("./mcp/create-mcp-server"),
+			import("./http/web-assets"),
 		]);
 		const oauth = createOAuthEndpoints(services, options.oauth ?? {}, (context, request) => createMcpServer(context, request));
-		const server = createHttpServer(createRequestListener(services, oauth), options.http, services.logger).listen(options.port, options.host ?? "0.0.0.0");
+		const web = createWebAssets(options.webDirectory, services.logger);
+		const server = createHttpServer(createRequestListener(services, oauth, web), options.http, services.logger).listen(options.port, options.host ?? "0.0.0.0");
 		await once(server, "listening");
 		const { port } = server.address() as AddressInfo;
 		publicBaseUrl ||= `http://localhost:${port}`;

@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { buildBundles, SERVER_ENTRY_POINTS } from "../scripts/build";
+import { buildBundles, buildWebApplication, SERVER_ENTRY_POINTS } from "../scripts/build";
 import { DEFAULT_TEST_SERVER_URL } from "./helpers/database";
 
 /**
@@ -21,7 +21,10 @@ import { DEFAULT_TEST_SERVER_URL } from "./helpers/database";
  */
 export default async function setup(): Promise<(() => Promise<void>) | undefined> {
   // The bundles the operator CLI tests run (test/helpers/operator-cli.ts), built once for the whole run.
-  await buildBundles(SERVER_ENTRY_POINTS, path.join(path.dirname(new URL(import.meta.url).pathname), "..", "dist"));
+  const dist = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "dist");
+  await buildBundles(SERVER_ENTRY_POINTS, dist);
+  // The dashboard the browser tests open (test/helpers/platform.ts serves dist/web); rebuilt only when its sources changed.
+  await buildWebApplication(path.join(dist, "web"));
   if (process.env.TEST_DATABASE_URL) return undefined;
   // Test hook: TEST_DATABASE_PROBE_URL overrides the probed address, e.g. set it
   // to postgres://postgres@127.0.0.1:1/postgres to exercise the embedded path.

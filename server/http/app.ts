@@ -3,6 +3,7 @@ import express from "express";
 import type { PlatformServices } from "../modules/platform-services";
 import { createContractRouter } from "./contract-router";
 import type { OAuthEndpoints } from "./oauth-endpoints";
+import type { WebAssets } from "./web-assets";
 import { errorHandler, notFoundHandler } from "./middleware/errors";
 import { requestId } from "./middleware/request-id";
 import { healthRoutes } from "./routers/health";
@@ -14,15 +15,18 @@ import { createUploadsRouter } from "./routers/uploads";
  * The HTTP server's request listener: every contract route through the one pipeline
  * (contract-router.ts, pipeline.ts); Express for what is not in the contract (presigned-upload
  * PUTs) and the 404; every error in the spec's envelope. The MCP control plane (oauth-endpoints.ts)
- * is tried first: /mcp, the OAuth endpoints, discovery and the sign-in pages.
+ * is tried first: /mcp, the OAuth endpoints, discovery and the sign-in pages; then the dashboard.
  */
-export function createRequestListener(services: PlatformServices, oauth: OAuthEndpoints): (request: IncomingMessage, response: ServerResponse) => void {
+export function createRequestListener(services: PlatformServices, oauth: OAuthEndpoints, web: WebAssets): (request: IncomingMessage, response: ServerResponse) => void {
 	const contractRouter = createContractRouter(services, [...runtimeRoutes(), ...knowledgeRoutes(), ...healthRoutes()], createExpressApp(services));
 	return (request, response) => {
 		const url = request.url ?? "/";
 		const queryAt = url.indexOf("?");
 		// The MCP control plane (/mcp, OAuth, discovery, pages) first: a few string checks, then the contract routes.
-		if (oauth.handle(request, response, queryAt === -1 ? url : url.slice(0, queryAt))) return;
+		const path = queryAt === -1 ? url : url.slice(0, queryAt);
+		if (oauth.handle(request, response, path)) return;
+		// The dashboard's pages and assets (GET only; every API path is outside its prefixes).
+		if (web.handle(request, response, path)) return;
 		contractRouter(request, response);
 	};
 }

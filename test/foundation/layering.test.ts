@@ -8,7 +8,7 @@ function sourceFiles(directory: string): string[] {
 	return readdirSync(join(ROOT, directory)).flatMap((name) => {
 		const path = join(directory, name);
 		if (statSync(join(ROOT, path)).isDirectory()) return sourceFiles(path);
-		return path.endsWith(".ts") ? [path] : [];
+		return path.endsWith(".ts") || path.endsWith(".tsx") ? [path] : [];
 	});
 }
 
@@ -59,6 +59,11 @@ describe("layering (dependencies point down)", () => {
 
 	it("knowledge's mechanisms (server/knowledge) never import the use cases (server/modules)", () => {
 		expect(violations("server/knowledge", (target) => target.startsWith("server/modules"))).toEqual([]);
+	});
+
+	it("the dashboard (web/) talks to the server only through the management contract", () => {
+		expect(violations("web/src", (target) => target.startsWith("server") || target.startsWith("sdk") || target === "express")).toEqual([]);
+		expect(violations("web/src", (target) => target.startsWith("contract") && !target.startsWith("contract/management"))).toEqual([]);
 	});
 
 	it("the SDK never imports the server", () => {

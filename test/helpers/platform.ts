@@ -63,6 +63,8 @@ export async function startTestPlatform(options: Partial<PlatformOptions> = {}):
 		host: "127.0.0.1",
 		logger: createLogger(process.env.TEST_LOG_LEVEL === "debug" ? "debug" : "silent"),
 		egress: TEST_EGRESS,
+		// The dashboard built by the global setup (test/global-setup.ts).
+		webDirectory: join(import.meta.dirname, "..", "..", "dist", "web"),
 		...options,
 		// Unlimited requests per key unless a test sets a limit (options, or a workspace's rate_limit_per_minute):
 		// polling a document every 50 ms would otherwise run into the default 600 a minute.

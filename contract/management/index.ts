@@ -1,0 +1,14 @@
+import { c } from "../common";
+import { sessionContract } from "./session";
+
+/**
+ * The dashboard's management API: session-authenticated (cookie plus X-CSRF-Token on writes), its
+ * own OpenAPI document, apart from the spec's runtime and knowledge API. Every route calls the same
+ * use case as the MCP tool and the operator CLI command that do the same thing.
+ */
+export const managementContract = c.router({
+	session: sessionContract,
+});
+export type ManagementContract = typeof managementContract;
+
+export * from "./session";
