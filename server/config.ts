@@ -8,6 +8,7 @@ import type { EvaluationOptions } from "./jobs/evaluation-job";
 import type { KnowledgeOptions } from "./knowledge/options";
 import { DEFAULT_PARSING_OPTIONS } from "./knowledge/parse/parser-pool";
 import { DEFAULT_SIGN_IN_THROTTLE, type SignInThrottleOptions } from "./modules/oauth/sign-in-throttle";
+import type { SessionLifetimes } from "./modules/sessions/session-lifetimes";
 import type { OAuthOptions } from "./oauth/oauth-options";
 import { DEFAULT_PASSWORD_HASHING_LIMITS, type PasswordHashingLimits } from "./shared/crypto";
 import { TrustedProxies } from "./shared/trusted-proxies";
@@ -91,6 +92,9 @@ const ZEnvironment = z.object({
 	EVALUATION_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
 	EVALUATION_RUNS_PER_WORKSPACE: z.coerce.number().int().min(1).max(64).default(1),
 	EVALUATION_LEASE_SECONDS: z.coerce.number().min(1).max(3600).default(30),
+	// Dashboard sessions (server/modules/sessions).
+	SESSION_IDLE_MINUTES: z.coerce.number().min(1).max(7 * 24 * 60).default(120),
+	SESSION_LIFETIME_HOURS: z.coerce.number().min(1).max(90 * 24).default(168),
 });
 
 export interface Config {
@@ -114,6 +118,7 @@ export interface Config {
 	signIn: SignInThrottleOptions;
 	passwordHashing: PasswordHashingLimits;
 	trustedProxies: string[];
+	sessions: SessionLifetimes;
 }
 
 /**
@@ -197,6 +202,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 		},
 		passwordHashing: { concurrency: env.PASSWORD_HASH_CONCURRENCY, queue: env.PASSWORD_HASH_QUEUE },
 		trustedProxies,
+		sessions: { idleSeconds: Math.round(env.SESSION_IDLE_MINUTES * 60), absoluteSeconds: Math.round(env.SESSION_LIFETIME_HOURS * 3600) },
 		evaluations: {
 			worker: env.EVALUATION_WORKER,
 			workerConcurrency: env.EVALUATION_WORKER_CONCURRENCY,

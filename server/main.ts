@@ -35,6 +35,7 @@ async function main() {
 		signIn: config.signIn,
 		passwordHashing: config.passwordHashing,
 		trustedProxies: config.trustedProxies,
+		sessions: config.sessions,
 		// dist/web beside this bundle (dist/main.js), built by `npm run build` like the bundle itself.
 		webDirectory: fileURLToPath(new URL("./web", import.meta.url)),
 	});

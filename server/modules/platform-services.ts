@@ -20,6 +20,7 @@ import type { DeploymentResolver } from "./assistants/deployment-cache";
 import type { QuotaDefaults, RequestQuotas } from "./quotas/consume-request-quota";
 import type { ProviderAdapters } from "./runtime/provider-adapters";
 import type { RunningGenerations } from "./runtime/running-generations";
+import type { SessionLifetimes } from "./sessions/session-lifetimes";
 import type { TraceWriter } from "./traces/trace-writer";
 
 /** Settings read once at start (server/config.ts) that use cases consult. */
@@ -31,6 +32,8 @@ export interface PlatformSettings {
 	readonly signIn: SignInThrottleOptions;
 	/** Which client a request comes from (TRUSTED_PROXIES), for limits kept per client. */
 	readonly trustedProxies: TrustedProxies;
+	/** Dashboard sessions: idle and absolute lifetimes. */
+	readonly sessions: SessionLifetimes;
 }
 
 /**

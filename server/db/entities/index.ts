@@ -4,6 +4,7 @@ import { KnowledgeChunkSchema, KnowledgeDocumentSchema, KnowledgeSourceSchema } 
 import { OAuthConnectionSchema, OAuthPageSessionSchema, OAuthRecordSchema, OAuthRegistrationWindowSchema, OAuthSigningKeySchema, SignInThrottleSchema } from "./oauth";
 import { AuditEventSchema, IdempotencyRecordSchema, TraceSchema } from "./observability";
 import { RateLimitWindowSchema, WorkspaceMonthlySpendSchema } from "./quotas";
+import { InvitationSchema, UserSessionSchema } from "./sessions";
 import { ApiKeySchema, MembershipSchema, OrganizationSchema, ProviderCredentialSchema, UserSchema, WorkspaceSchema } from "./tenancy";
 
 export * from "./assistants";
@@ -12,6 +13,7 @@ export * from "./knowledge";
 export * from "./oauth";
 export * from "./observability";
 export * from "./quotas";
+export * from "./sessions";
 export * from "./tenancy";
 
 export const ENTITY_SCHEMAS = [
@@ -45,4 +47,6 @@ export const ENTITY_SCHEMAS = [
 	OAuthPageSessionSchema,
 	RateLimitWindowSchema,
 	WorkspaceMonthlySpendSchema,
+	UserSessionSchema,
+	InvitationSchema,
 ];
