@@ -58,7 +58,6 @@ export interface PlatformOptions {
 	http?: Partial<HttpLimits>;
 	/** The MCP control plane's authorization server (server/oauth/oauth-options.ts). */
 	oauth?: Partial<OAuthOptions>;
-<<<<<<< HEAD
 	/** EGRESS_ALLOW_HOSTS: the special-use addresses tenant-aimed calls may reach after all (server/egress/egress.ts); none by default. */
 	egress?: EgressSettings;
 	/** Sign-in throttling: allowances and delays (server/modules/oauth/sign-in-throttle.ts). */
@@ -67,10 +66,8 @@ export interface PlatformOptions {
 	passwordHashing?: Partial<PasswordHashingLimits>;
 	/** TRUSTED_PROXIES: addresses and CIDR ranges whose X-Forwarded-For names the client (server/shared/trusted-proxies.ts). */
 	trustedProxies?: string[];
-=======
 	/** Dashboard sessions: SESSION_IDLE_MINUTES, SESSION_LIFETIME_HOURS (server/modules/sessions). */
 	sessions?: Partial<SessionLifetimes>;
->>>>>>> cf0ab49 (Dashboard sessions: user_sessions (token hashed, idle and absolute lifetimes, one statement to authenticate and record use), invitations, CSRF tokens derived from the session, settings)
 	/** The built dashboard (dist/web, `npm run build`); unset: its pages answer that it is not built. */
 	webDirectory?: string;
 }
@@ -114,12 +111,9 @@ export async function createPlatformServices(
 			},
 			knowledge,
 			quotas: quotaDefaults,
-<<<<<<< HEAD
 			signIn: { ...DEFAULT_SIGN_IN_THROTTLE, ...options.signIn },
 			trustedProxies: new TrustedProxies(options.trustedProxies ?? []),
-=======
 			sessions: { ...DEFAULT_SESSION_LIFETIMES, ...options.sessions },
->>>>>>> cf0ab49 (Dashboard sessions: user_sessions (token hashed, idle and absolute lifetimes, one statement to authenticate and record use), invitations, CSRF tokens derived from the session, settings)
 		};
 
 		const orm = await openDatabase(options.databaseUrl);
