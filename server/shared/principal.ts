@@ -23,13 +23,24 @@ export interface UserPrincipal {
 	scopes: ReadonlySet<McpScope>;
 }
 
+/**
+ * A person signed in to the dashboard (a browser session): acts in every organization they belong
+ * to with their role there. No token scopes and no MCP administration switch apply: those limit
+ * what an application connected over MCP may do on the person's behalf, not the person.
+ */
+export interface SessionPrincipal {
+	kind: "session";
+	userId: string;
+	sessionId: string;
+}
+
 /** The operator CLI: trusted, acts on any organization, answers to nobody but the shell. */
 export interface OperatorPrincipal {
 	kind: "operator";
 }
 
 /** Who is calling a use case. Every transport (HTTP, MCP, CLI) builds one; the domain branches on `kind`. */
-export type Principal = ApiKeyPrincipal | UserPrincipal | OperatorPrincipal;
+export type Principal = ApiKeyPrincipal | UserPrincipal | SessionPrincipal | OperatorPrincipal;
 
 export const OPERATOR: OperatorPrincipal = Object.freeze({ kind: "operator" });
 
@@ -40,6 +51,8 @@ export function describePrincipal(principal: Principal): { type: Principal["kind
 			return { type: "api_key", id: principal.apiKeyId };
 		case "user":
 			return { type: "user", id: principal.userId };
+		case "session":
+			return { type: "session", id: principal.userId };
 		case "operator":
 			return { type: "operator", id: null };
 	}

@@ -84,6 +84,7 @@ export type EvaluationTarget =
 /** Who started a run: the generations it makes are traced under this principal. */
 export type StoredPrincipal =
 	| { kind: "user"; userId: string; clientId: string; connectionId: string; organizationId: string | null; scopes: string[] }
+	| { kind: "session"; userId: string; sessionId: string }
 	| { kind: "api_key"; apiKeyId: string; workspaceId: string; scopes: string[] }
 	| { kind: "operator" };
 

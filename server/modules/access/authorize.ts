@@ -26,6 +26,7 @@ export async function authorizeWorkspace(context: UseCaseContext, permission: Pe
 	const workspace = await context.em.findOne(WorkspaceSchema, { id: workspaceId }, { fields: ["id", "organization"] });
 	if (!workspace) throw AppError.notFound("Workspace");
 	if (principal.kind === "user") await authorizeUserInOrganization(context, principal, permission, workspace.organization, "Workspace");
+	if (principal.kind === "session") await authorizeMemberInOrganization(context, principal.userId, permission, workspace.organization, "Workspace");
 	return workspace.id;
 }
 
@@ -42,6 +43,7 @@ export async function authorizeOrganization(context: UseCaseContext, permission:
 	const organization = await context.em.findOne(OrganizationSchema, { id: requested }, { fields: ["id"] });
 	if (!organization) throw AppError.notFound("Organization");
 	if (principal.kind === "operator") return { organizationId: organization.id, role: null };
+	if (principal.kind === "session") return { organizationId: organization.id, role: await authorizeMemberInOrganization(context, principal.userId, permission, organization.id, "Organization") };
 	const role = await authorizeUserInOrganization(context, principal, permission, organization.id, "Organization");
 	return { organizationId: organization.id, role };
 }
@@ -71,7 +73,21 @@ async function authorizeUserInOrganization(
 	return membership.role;
 }
 
+/**
+ * A person signed in to the dashboard: membership (else NOT_FOUND, ids never leak across tenants),
+ * then the role the permission needs (else FORBIDDEN, saying why). Checked on every call, so a
+ * member removed or demoted is refused on their next request.
+ */
+async function authorizeMemberInOrganization(context: UseCaseContext, userId: string, permission: Permission, organizationId: string, what: "Workspace" | "Organization"): Promise<MemberRole> {
+	const membership = await context.em.findOne(MembershipSchema, { organization: organizationId, user: userId }, { fields: ["role"] });
+	if (!membership) throw AppError.notFound(what);
+	const needed = PERMISSIONS[permission].minimumRole;
+	if (!roleAllows(membership.role, needed)) throw new AppError("FORBIDDEN", `Your role in this organization (${membership.role}) cannot do this; it needs ${needed} or above`);
+	return membership.role;
+}
+
 /** The user a change is attributed to (drafts, versions, deployments, keys), when a person made it. */
 export function actingUserId(context: UseCaseContext): string | null {
-	return context.principal.kind === "user" ? context.principal.userId : null;
+	const { principal } = context;
+	return principal.kind === "user" || principal.kind === "session" ? principal.userId : null;
 }

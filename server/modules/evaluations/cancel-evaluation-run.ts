@@ -9,6 +9,7 @@ import { presentEvaluationRun } from "./present";
 function cancelledBy(principal: Principal): string {
 	switch (principal.kind) {
 		case "user":
+		case "session":
 			return `Cancelled by user ${principal.userId}`;
 		case "api_key":
 			return `Cancelled with API key ${principal.apiKeyId}`;

@@ -40,7 +40,7 @@ export function presentEvaluationRun(run: EvaluationRun) {
 		concurrency: run.concurrency,
 		aggregates: run.aggregates ?? null,
 		failureReason: run.failureReason ?? null,
-		startedBy: run.principal.kind === "user" ? { kind: "user", userId: run.principal.userId } : run.principal.kind === "api_key" ? { kind: "api_key", apiKeyId: run.principal.apiKeyId } : { kind: "operator" },
+		startedBy: run.principal.kind === "user" || run.principal.kind === "session" ? { kind: "user", userId: run.principal.userId } : run.principal.kind === "api_key" ? { kind: "api_key", apiKeyId: run.principal.apiKeyId } : { kind: "operator" },
 		createdAt: run.createdAt.toISOString(),
 		startedAt: run.startedAt?.toISOString() ?? null,
 		finishedAt: run.finishedAt?.toISOString() ?? null,

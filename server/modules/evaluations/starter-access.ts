@@ -38,13 +38,17 @@ export async function starterAccessLost(services: PlatformServices, workspaceId:
 			principal = { kind: "user", userId: starter.userId, clientId: starter.clientId, connectionId: starter.connectionId, organizationId: connection.organizationId, scopes };
 			break;
 		}
+		case "session":
+			// Started from the dashboard: the run is the person's, whether or not they stay signed in; their membership and role decide.
+			principal = restorePrincipal(starter);
+			break;
 	}
 	try {
 		await authorizeWorkspace(createUseCaseContext(services, principal), START_PERMISSION, workspaceId);
 		return null;
 	} catch (error) {
 		if (!(error instanceof AppError)) throw error;
-		return starter.kind === "user" ? await describeLostUser(services, workspaceId, starter.userId, error) : `The API key that started this run may no longer start runs: ${error.message}`;
+		return starter.kind === "user" || starter.kind === "session" ? await describeLostUser(services, workspaceId, starter.userId, error) : `The API key that started this run may no longer start runs: ${error.message}`;
 	}
 }
 

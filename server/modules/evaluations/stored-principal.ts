@@ -7,6 +7,8 @@ export function storePrincipal(principal: Principal): StoredPrincipal {
 	switch (principal.kind) {
 		case "user":
 			return { kind: "user", userId: principal.userId, clientId: principal.clientId, connectionId: principal.connectionId, organizationId: principal.organizationId, scopes: [...principal.scopes] };
+		case "session":
+			return { kind: "session", userId: principal.userId, sessionId: principal.sessionId };
 		case "api_key":
 			return { kind: "api_key", apiKeyId: principal.apiKeyId, workspaceId: principal.workspaceId, scopes: [...principal.scopes] };
 		case "operator":
@@ -18,6 +20,8 @@ export function restorePrincipal(stored: StoredPrincipal): Principal {
 	switch (stored.kind) {
 		case "user":
 			return { ...stored, scopes: new Set(stored.scopes as McpScope[]) };
+		case "session":
+			return { ...stored };
 		case "api_key":
 			return { ...stored, scopes: new Set(stored.scopes as Scope[]) };
 		case "operator":

@@ -18,10 +18,9 @@ export async function listOrganizations(context: UseCaseContext): Promise<Organi
 		const organizations = await em.find(OrganizationSchema, {}, { orderBy: { name: "asc" } });
 		return organizations.map((organization) => ({ id: organization.id, name: organization.name, role: null, mcpAdministrationDisabled: organization.mcpAdminDisabled }));
 	}
-	const memberships = await em.find(
-		MembershipSchema,
-		principal.organizationId === null ? { user: principal.userId } : { user: principal.userId, organization: principal.organizationId },
-	);
+	// A person in the dashboard, or a connection opted in to all organizations: every membership.
+	const boundTo = principal.kind === "user" ? principal.organizationId : null;
+	const memberships = await em.find(MembershipSchema, boundTo === null ? { user: principal.userId } : { user: principal.userId, organization: boundTo });
 	const organizations = await em.find(OrganizationSchema, { id: { $in: memberships.map((membership) => membership.organization) } }, { orderBy: { name: "asc" } });
 	const roles = new Map(memberships.map((membership) => [membership.organization, membership.role]));
 	return organizations.map((organization) => ({
