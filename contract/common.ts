@@ -18,6 +18,12 @@ export interface RouteMetadata {
 	bodyLimit?: BodyLimit;
 	/** Headers the route answers with beyond X-Request-Id, by name; documented in openapi.yaml. */
 	responseHeaders?: Readonly<Record<string, ResponseHeader>>;
+	/**
+	 * The dashboard's management API: `required`, a signed-in session (cookie) and, on writes, its
+	 * CSRF token (X-CSRF-Token); `sign-in`, no session yet (it makes one). Writes from another
+	 * origin are refused either way.
+	 */
+	session?: "required" | "sign-in";
 }
 
 export interface ResponseHeader {

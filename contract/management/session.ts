@@ -1,4 +1,4 @@
-import { c } from "../common";
+import { c, metadata } from "../common";
 import { ZErrorEnvelope } from "../schemas/common";
 import { z } from "../zod";
 
@@ -36,13 +36,15 @@ export const sessionContract = c.router({
 		path: "/management/session",
 		summary: "The signed-in user, their organizations and workspaces, and the CSRF token",
 		responses: { 200: ZSession, 401: ZErrorEnvelope, 500: ZErrorEnvelope },
+		metadata: metadata({ operationId: "getSession", tags: ["Session"], session: "required" }),
 	},
 	signIn: {
 		method: "POST",
 		path: "/management/session",
 		summary: "Signs in with email and password: a new session cookie (the previous one, if any, ends)",
 		body: ZSignIn,
-		responses: { 200: ZSession, 400: ZErrorEnvelope, 401: ZErrorEnvelope, 429: ZErrorEnvelope, 500: ZErrorEnvelope },
+		responses: { 200: ZSession, 400: ZErrorEnvelope, 401: ZErrorEnvelope, 403: ZErrorEnvelope, 429: ZErrorEnvelope, 500: ZErrorEnvelope },
+		metadata: metadata({ operationId: "signIn", tags: ["Session"], session: "sign-in" }),
 	},
 	signOut: {
 		method: "DELETE",
@@ -51,5 +53,6 @@ export const sessionContract = c.router({
 		query: z.object({ everywhere: z.enum(["true", "false"]).optional() }),
 		body: c.noBody(),
 		responses: { 200: z.object({ signedOut: z.literal(true) }), 401: ZErrorEnvelope, 403: ZErrorEnvelope, 500: ZErrorEnvelope },
+		metadata: metadata({ operationId: "signOut", tags: ["Session"], session: "required" }),
 	},
 });

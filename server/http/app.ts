@@ -8,6 +8,7 @@ import { errorHandler, notFoundHandler } from "./middleware/errors";
 import { requestId } from "./middleware/request-id";
 import { healthRoutes } from "./routers/health";
 import { knowledgeRoutes } from "./routers/knowledge";
+import { managementRoutes } from "./routers/management";
 import { runtimeRoutes } from "./routers/runtime";
 import { createUploadsRouter } from "./routers/uploads";
 
@@ -18,7 +19,7 @@ import { createUploadsRouter } from "./routers/uploads";
  * is tried first: /mcp, the OAuth endpoints, discovery and the sign-in pages; then the dashboard.
  */
 export function createRequestListener(services: PlatformServices, oauth: OAuthEndpoints, web: WebAssets): (request: IncomingMessage, response: ServerResponse) => void {
-	const contractRouter = createContractRouter(services, [...runtimeRoutes(), ...knowledgeRoutes(), ...healthRoutes()], createExpressApp(services));
+	const contractRouter = createContractRouter(services, [...runtimeRoutes(), ...knowledgeRoutes(), ...healthRoutes(), ...managementRoutes()], createExpressApp(services));
 	return (request, response) => {
 		const url = request.url ?? "/";
 		const queryAt = url.indexOf("?");

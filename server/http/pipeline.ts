@@ -13,6 +13,9 @@ import { readJsonBody } from "./middleware/json-body";
 import { sendJson } from "./middleware/errors";
 import { assignRequestId } from "./middleware/request-id";
 import { unstorableTextFields, zodErrorToFields } from "../shared/request-fields";
+import { authenticateSession, type LiveSession } from "../modules/sessions/authenticate-session";
+import { isValidCsrfToken } from "../modules/sessions/csrf-token";
+import { clearSessionCookie, isSameOrigin, readSessionCookie } from "./middleware/session-cookie";
 
 /** Expired rate-limit windows are swept every this many quota-checked requests. */
 const CLEANUP_EVERY_REQUESTS = 1000;
@@ -28,6 +31,8 @@ export interface RouteCall {
 	requestId: string;
 	/** The use-case context for the caller; for public routes, the services alone. */
 	context: UseCaseContext;
+	/** Management routes: the signed-in session the request came with. */
+	session?: LiveSession;
 	params: Record<string, unknown>;
 	query: Record<string, unknown>;
 	body: unknown;
@@ -62,6 +67,7 @@ export interface Exchange {
 	/** Path parameters as they appear in the URL, still percent-encoded (decoded by the validate step). */
 	rawParams: Record<string, string>;
 	principal?: ApiKeyPrincipal;
+	session?: LiveSession;
 	context?: UseCaseContext;
 	rawBody?: unknown;
 	params: Record<string, unknown>;
@@ -92,7 +98,8 @@ export function compileRoute(definition: RouteDefinition): CompiledRoute {
 			body: "body" in route ? schemaOf(route.body) : undefined,
 		},
 		budget: budgetOf(metadata.scope),
-		audited: metadata.scope !== undefined && metadata.scope !== "runtime:execute" && route.method !== "GET",
+		// Changes through the API, and every change a person makes in the dashboard.
+		audited: (metadata.session === "required" || (metadata.scope !== undefined && metadata.scope !== "runtime:execute")) && route.method !== "GET",
 	};
 }
 
@@ -137,6 +144,7 @@ function assignRequestIdStep(exchange: Exchange): void {
 }
 
 function authenticate(exchange: Exchange, services: PlatformServices): void | Promise<void> {
+	if (exchange.route.metadata.session) return authenticateDashboardSession(exchange, services);
 	const scope = exchange.route.metadata.scope;
 	if (!scope) {
 		exchange.context = createUseCaseContext(services, { kind: "operator" });
@@ -149,6 +157,37 @@ function authenticate(exchange: Exchange, services: PlatformServices): void | Pr
 			exchange.principal = principal;
 			exchange.context = createUseCaseContext(services, principal);
 		});
+}
+
+/**
+ * Management routes: the session cookie, checked on every request against PostgreSQL (a session
+ * ended or expired anywhere is refused here at once), and for writes the CSRF token and the
+ * Origin. A refused cookie is cleared, so the browser stops sending it.
+ */
+async function authenticateDashboardSession(exchange: Exchange, services: PlatformServices): Promise<void> {
+	const { request, response } = exchange;
+	const { publicBaseUrl } = services.settings;
+	const writes = request.method !== "GET" && request.method !== "HEAD";
+	if (writes && !isSameOrigin(request, publicBaseUrl)) throw new AppError("FORBIDDEN", "A change requested from another site was refused");
+	if (exchange.route.metadata.session === "sign-in") {
+		exchange.context = createUseCaseContext(services, { kind: "operator" });
+		return;
+	}
+	const token = readSessionCookie(request, publicBaseUrl);
+	if (!token) throw new AppError("UNAUTHENTICATED", "Sign in to continue");
+	const session = await authenticateSession(createUseCaseContext(services, { kind: "operator" }), { token });
+	if (!session) {
+		clearSessionCookie(response, publicBaseUrl);
+		throw new AppError("UNAUTHENTICATED", "Your session has ended; sign in again");
+	}
+	if (writes) {
+		const presented = request.headers["x-csrf-token"];
+		if (!isValidCsrfToken(services.secrets, session.tokenHash, typeof presented === "string" ? presented : undefined)) {
+			throw new AppError("FORBIDDEN", "This change was refused: it did not come with this session's CSRF token. Reload the page and try again");
+		}
+	}
+	exchange.session = session;
+	exchange.context = createUseCaseContext(services, { kind: "session", userId: session.userId, sessionId: session.sessionId });
 }
 
 function checkScope(exchange: Exchange): void {
@@ -224,6 +263,7 @@ async function runHandler(exchange: Exchange): Promise<void> {
 		response: exchange.response,
 		requestId: exchange.requestId,
 		context: exchange.context as UseCaseContext,
+		session: exchange.session,
 		params: exchange.params,
 		query: exchange.query,
 		body: exchange.body,

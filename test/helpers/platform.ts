@@ -25,10 +25,15 @@ export const TEST_EGRESS_ALLOW_HOSTS = "127.0.0.1";
 /** The same as a platform option, for a test that starts a further instance with startPlatform itself. */
 export const TEST_EGRESS: EgressSettings = { allowList: parseEgressAllowList(TEST_EGRESS_ALLOW_HOSTS) };
 
+/** Every test owner's password (bootstrap). */
+export const TEST_PASSWORD = "correct horse battery";
+
 export interface TestWorkspace {
 	organizationId: string;
 	workspaceId: string;
 	userId: string;
+	/** The owner's email; their password is TEST_PASSWORD. */
+	ownerEmail: string;
 	/** A key with every scope. */
 	apiKey: string;
 	createKey(scopes: Scope[]): Promise<{ id: string; key: string }>;
@@ -74,14 +79,16 @@ export async function startTestPlatform(options: Partial<PlatformOptions> = {}):
 	});
 	const createTestWorkspace = async (): Promise<TestWorkspace> => {
 		counter += 1;
+		const ownerEmail = `owner${counter}-${Date.now()}@example.com`;
 		const result = await bootstrapInstallation(createUseCaseContext(platform.services, OPERATOR), {
 			organization: `Org ${counter}`,
 			workspace: `Workspace ${counter}`,
-			email: `owner${counter}-${Date.now()}@example.com`,
-			password: "correct horse battery",
+			email: ownerEmail,
+			password: TEST_PASSWORD,
 		});
 		return {
 			...result,
+			ownerEmail,
 			createKey: async (scopes) => {
 				const created = await createApiKey(createUseCaseContext(platform.services, OPERATOR), { workspaceId: result.workspaceId, name: "test key", scopes });
 				return { id: created.id, key: created.key };

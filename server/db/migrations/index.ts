@@ -9,6 +9,7 @@ import { Migration20261123170407 } from "./migration-20261123170407";
 import { Migration20261126132000 } from "./migration-20261126132000";
 import { Migration20261126132921 } from "./migration-20261126132921";
 import { Migration20261126134320 } from "./migration-20261126134320";
+import { Migration20261126144321 } from "./migration-20261126144321";
 
 export const MIGRATIONS = [
 	{ name: "migration-20261123030100", class: Migration20261123030100 },
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
 	{ name: "migration-20261126132000", class: Migration20261126132000 },
 	{ name: "migration-20261126132921", class: Migration20261126132921 },
 	{ name: "migration-20261126134320", class: Migration20261126134320 },
+	{ name: "migration-20261126144321", class: Migration20261126144321 },
 ];
