@@ -8,6 +8,7 @@ import "./styles/app.css";
 
 const queryClient = createQueryClient(() => {
 	// The session ended (idle, absolute lifetime, sign-out elsewhere, removal): sign in again, then come back here.
+	if (window.location.pathname === "/login") return;
 	queryClient.clear();
 	const here = `${window.location.pathname}${window.location.search}`;
 	void router.navigate({ to: "/login", search: { redirect: here } });

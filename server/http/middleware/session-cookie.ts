@@ -44,10 +44,17 @@ function appendSetCookie(response: ServerResponse, cookie: string): void {
 /**
  * A state-changing request from a page of ours: browsers send Origin on every cross-origin request
  * and on same-origin ones that are not GET/HEAD; one that names another site is refused whatever
- * it carries (defence in depth beside the CSRF token).
+ * it carries (defence in depth beside the CSRF token). Ours is PUBLIC_BASE_URL's origin, or the
+ * host the request was sent to (the browser's own Host header: a server reached by another name,
+ * or a test on 127.0.0.1).
  */
 export function isSameOrigin(request: IncomingMessage, publicBaseUrl: string): boolean {
 	const origin = request.headers.origin;
 	if (origin === undefined) return true;
-	return origin === new URL(publicBaseUrl).origin;
+	if (origin === new URL(publicBaseUrl).origin) return true;
+	try {
+		return new URL(origin).host === request.headers.host;
+	} catch {
+		return false;
+	}
 }

@@ -47,6 +47,7 @@ export function unwrap<Result extends AnyResult>(result: Result): Extract<Result
 	throw new ApiError(result.status, body.code ?? "INTERNAL_ERROR", body.message ?? `The server answered ${result.status}`, body.fields);
 }
 
+/** The session is missing or over (401 UNAUTHENTICATED); a wrong password is INVALID_CREDENTIALS, not this. */
 export function isUnauthenticated(error: unknown): boolean {
-	return error instanceof ApiError && error.status === 401;
+	return error instanceof ApiError && error.status === 401 && error.code === "UNAUTHENTICATED";
 }

@@ -9,7 +9,8 @@ import { sessionQuery } from "./session-query";
 
 /** Only paths of this application: a `redirect` naming another site is ignored (no open redirect). */
 export function safeRedirect(target: string | undefined): string {
-	return target && target.startsWith("/") && !target.startsWith("//") && !target.startsWith("/\\") ? target : "/";
+	const ours = target && target.startsWith("/") && !target.startsWith("//") && !target.startsWith("/\\");
+	return ours && !target.startsWith("/login") ? target : "/";
 }
 
 export function SignInPage() {
