@@ -1,4 +1,5 @@
 import { c } from "../common";
+import { accountContract } from "./account";
 import { sessionContract } from "./session";
 
 /**
@@ -8,7 +9,9 @@ import { sessionContract } from "./session";
  */
 export const managementContract = c.router({
 	session: sessionContract,
+	account: accountContract,
 });
 export type ManagementContract = typeof managementContract;
 
+export * from "./account";
 export * from "./session";

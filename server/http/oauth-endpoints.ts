@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { McpRequestAuthenticator, protectedResourceMetadataUrl } from "../oauth/authenticate-mcp-request";
 import { type AuthorizationServer, createAuthorizationServer } from "../oauth/authorization-server";
-import { createConnectionsRoutes } from "../oauth/connections-routes";
 import { createInteractionRoutes } from "../oauth/interaction-routes";
 import { DEFAULT_OAUTH_OPTIONS, type OAuthOptions } from "../oauth/oauth-options";
 import { renderErrorPage } from "../oauth/pages/error-page";
@@ -10,7 +9,7 @@ import { deleteExpiredOAuthRecords } from "../oauth/postgres-adapter";
 import { admitClientRegistration, deleteEndedRegistrationWindows } from "../modules/oauth/admit-client-registration";
 import { CLIENT_METADATA_MAX_BYTES } from "../modules/oauth/client-metadata-policy";
 import { deleteUnusedClients } from "../modules/oauth/delete-unused-clients";
-import { deleteExpiredPageSessions } from "../modules/oauth/page-sessions";
+import { deleteExpiredSessions } from "../modules/sessions/end-session";
 import { createUseCaseContext, type PlatformServices } from "../modules/platform-services";
 import { MCP_SCOPES, OPERATOR } from "../shared/principal";
 import { AppError } from "../shared/app-error";
@@ -50,7 +49,6 @@ export function createOAuthEndpoints(services: PlatformServices, options: Partia
 	const settings = { ...DEFAULT_OAUTH_OPTIONS, ...options };
 	let started: Promise<{ server: AuthorizationServer; authenticator: McpRequestAuthenticator; callback: (request: IncomingMessage, response: ServerResponse) => Promise<void> }> | undefined;
 	let sweep: NodeJS.Timeout | undefined;
-	const connections = createConnectionsRoutes(services);
 	let interactions: ReturnType<typeof createInteractionRoutes> | undefined;
 
 	const start = () => {
@@ -89,7 +87,7 @@ export function createOAuthEndpoints(services: PlatformServices, options: Partia
 		const { deleted } = await deleteUnusedClients(context, { unusedSeconds: settings.unusedClientRetentionSeconds, idleSeconds: settings.idleClientRetentionSeconds });
 		if (deleted.length > 0) services.logger.info("unused OAuth clients removed", { clients: deleted.length });
 		await deleteEndedRegistrationWindows(context);
-		await deleteExpiredPageSessions(context);
+		await deleteExpiredSessions(context);
 	}
 
 	/**
@@ -145,7 +143,8 @@ export function createOAuthEndpoints(services: PlatformServices, options: Partia
 		}
 		if (path === "/oauth/register" && request.method === "POST" && !(await admitRegistration(request, response))) return;
 		if (PROVIDER_PATHS.has(path) || path.startsWith("/oauth/authorize/")) return callback(request, response);
-		if (await connections(request, response, path)) return;
+		// Connected applications moved into the dashboard (one session for every page).
+		if (path === "/oauth/connections" && (request.method === "GET" || request.method === "HEAD")) return redirectTo(response, "/account/connections");
 		if (interactions && (await interactions(request, response, path))) return;
 		sendPage(response, 404, renderErrorPage({ title: "Page not found", message: "There is no such page here." }));
 	}
@@ -155,7 +154,7 @@ export function createOAuthEndpoints(services: PlatformServices, options: Partia
 			if (path !== "/mcp" && !path.startsWith("/oauth/") && !WELL_KNOWN_PATHS.has(path)) return false;
 			const requestId = assignRequestId(request, response);
 			serve(request, response, path).catch((error) => {
-				if (!path.startsWith("/oauth/interaction/") && !path.startsWith("/oauth/connections") || response.headersSent) {
+				if (!path.startsWith("/oauth/interaction/") || response.headersSent) {
 					return respondWithError(services.logger, requestId, request, response, error);
 				}
 				services.logger.error("page failed", { requestId, path, error });
@@ -174,3 +173,8 @@ export function createOAuthEndpoints(services: PlatformServices, options: Partia
 }
 
 export { protectedResourceMetadataUrl };
+
+function redirectTo(response: ServerResponse, location: string): void {
+	response.writeHead(303, { location, "cache-control": "no-store" });
+	response.end();
+}

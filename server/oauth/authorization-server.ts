@@ -1,4 +1,4 @@
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from "oidc-provider";
+import Provider, { errors, interactionPolicy, type Configuration, type KoaContextWithOIDC } from "oidc-provider";
 import { clientMetadataSizeProblem, isNativeRedirectUri, redirectUriProblem } from "../modules/oauth/client-metadata-policy";
 import { ACCESS_TOKEN_ALGORITHM } from "../modules/oauth/signing-keys";
 import type { PlatformServices } from "../modules/platform-services";
@@ -229,7 +229,7 @@ function buildProvider(
 			Interaction: 3600,
 			Session: 24 * 3600,
 		},
-		interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
+		interactions: { policy: signInAtEveryAuthorization(), url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
 		// Browser-based MCP clients (the MCP Inspector) call registration and token endpoints cross-origin.
 		clientBasedCORS: () => true,
 		fetch: fetch as never,
@@ -288,4 +288,21 @@ export function describeOAuthError(code: string, description: string | undefined
 		default:
 			return `The application's request could not be completed (${code}${description ? `: ${description}` : ""}). Nothing was shared. Go back to the application and try connecting again.`;
 	}
+}
+
+/**
+ * Who approves is decided by this server's session (the dashboard's, shared by the consent
+ * screen), never by oidc-provider's own memory of a past sign-in: every authorization passes the
+ * login step, which a live session completes at once (interaction-routes.ts) and which otherwise
+ * asks the person to sign in. Signing out of the dashboard therefore also ends "signed in" for the
+ * next application a person connects on a shared computer.
+ */
+function signInAtEveryAuthorization() {
+	const policy = interactionPolicy.base();
+	policy.get("login")?.checks.add(
+		new interactionPolicy.Check("session_of_this_server", "Sign-in is confirmed by this server's session at every authorization", (ctx) =>
+			ctx.oidc.result?.login ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT,
+		),
+	);
+	return policy;
 }

@@ -3,6 +3,10 @@ import { checkConsentChoice, recordConnection } from "../modules/oauth/approve-c
 import { isMcpScope, scopesForRole } from "../modules/oauth/connection-scopes";
 import { listUserOrganizations } from "../modules/oauth/list-user-organizations";
 import { signInUser } from "../modules/oauth/sign-in-user";
+import { authenticateSession, type LiveSession } from "../modules/sessions/authenticate-session";
+import { endSession } from "../modules/sessions/end-session";
+import { startSession } from "../modules/sessions/start-session";
+import { clearSessionCookie, readSessionCookie, setSessionCookie } from "../http/middleware/session-cookie";
 import { createUseCaseContext, type PlatformServices } from "../modules/platform-services";
 import { AppError } from "../shared/app-error";
 import { MCP_SCOPES, OPERATOR } from "../shared/principal";
@@ -11,7 +15,7 @@ import { renderErrorPage } from "./pages/error-page";
 import { readFormOrRefuse, sendPage, sign, signatureMatches } from "./pages/forms";
 import { type ClientSummary, renderConsentPage, renderSignInPage } from "./pages/interaction-pages";
 
-const INTERACTION_PATH = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,64})(?:\/(sign-in|consent|deny))?$/;
+const INTERACTION_PATH = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,64})(?:\/(sign-in|consent|deny|switch-account))?$/;
 
 type Interaction = Awaited<ReturnType<AuthorizationServer["provider"]["interactionDetails"]>>;
 
@@ -19,7 +23,9 @@ type Interaction = Awaited<ReturnType<AuthorizationServer["provider"]["interacti
  * The pages oidc-provider sends a person to during an authorization (its "interactions"): sign
  * in, then consent (organization and scopes), or deny. Server-rendered HTML, no JavaScript. Each
  * form carries a CSRF token bound to the interaction (HMAC under SECRET_KEY); the interaction
- * itself is bound to this browser by oidc-provider's cookie.
+ * itself is bound to this browser by oidc-provider's cookie. Who is signed in is the dashboard's
+ * session (one cookie for every page): a person signed in to the dashboard goes straight to
+ * consent, and signing in here signs them in to the dashboard too.
  */
 export function createInteractionRoutes(services: PlatformServices, server: AuthorizationServer) {
 	const csrfKey = services.secrets.deriveKey("oauth-interaction-csrf");
@@ -45,6 +51,7 @@ export function createInteractionRoutes(services: PlatformServices, server: Auth
 			offeredScopes: MCP_SCOPES.filter((scope) => offered.has(scope)),
 			action: `/oauth/interaction/${interaction.uid}/consent`,
 			denyAction: `/oauth/interaction/${interaction.uid}/deny`,
+			switchAccountAction: `/oauth/interaction/${interaction.uid}/switch-account`,
 			csrf: csrfFor(interaction.uid),
 			selectedOrganization: extra.organization,
 			selectedScopes: extra.scopes,
@@ -52,31 +59,50 @@ export function createInteractionRoutes(services: PlatformServices, server: Auth
 		});
 	}
 
+	/** The browser's live dashboard session, if any. */
+	async function liveSession(request: IncomingMessage): Promise<LiveSession | null> {
+		const token = readSessionCookie(request, services.settings.publicBaseUrl);
+		return token ? authenticateSession(context(), { token }) : null;
+	}
+
+	async function showSignIn(response: ServerResponse, interaction: Interaction, status = 200, extra: { email?: string; error?: string; headers?: Record<string, string> } = {}) {
+		const client = await clientSummary(interaction);
+		sendPage(response, status, renderSignInPage({ client, action: `/oauth/interaction/${interaction.uid}/sign-in`, csrf: csrfFor(interaction.uid), ...extra }), extra.headers);
+	}
+
 	async function show(request: IncomingMessage, response: ServerResponse, interaction: Interaction) {
-		const accountId = interaction.session?.accountId;
-		if (interaction.prompt.name === "login" || !accountId) {
-			const client = await clientSummary(interaction);
-			return sendPage(response, 200, renderSignInPage({ client, action: `/oauth/interaction/${interaction.uid}/sign-in`, csrf: csrfFor(interaction.uid) }));
+		const session = await liveSession(request);
+		if (interaction.prompt.name === "login") {
+			// Signed in already (the dashboard, or an earlier connection): on to consent, no form.
+			if (session) return server.provider.interactionFinished(request, response, { login: { accountId: session.userId } }, { mergeWithLastSubmission: false });
+			return showSignIn(response, interaction);
 		}
+		const accountId = interaction.session?.accountId;
+		// Consent only for the person whose session this still is (signed out meanwhile, or another person signed in: sign in again).
+		if (!accountId || session?.userId !== accountId) return showSignIn(response, interaction);
 		sendPage(response, 200, await renderConsent(interaction, accountId));
 	}
 
 	async function signIn(request: IncomingMessage, response: ServerResponse, interaction: Interaction, form: URLSearchParams) {
 		const email = form.get("email") ?? "";
 		try {
-			const { userId } = await signInUser(context(), { email, password: form.get("password") ?? "", clientAddress: services.settings.trustedProxies.clientAddress(request) });
+			const clientAddress = services.settings.trustedProxies.clientAddress(request);
+			const { userId } = await signInUser(context(), { email, password: form.get("password") ?? "", clientAddress });
+			// Signed in to this server: a new dashboard session (never the one the browser brought).
+			const previous = await liveSession(request);
+			if (previous) await endSession(context(), { sessionId: previous.sessionId, everywhere: false });
+			const started = await startSession(context(), { userId, userAgent: request.headers["user-agent"], clientAddress });
+			setSessionCookie(response, services.settings.publicBaseUrl, started.token);
 			await server.provider.interactionFinished(request, response, { login: { accountId: userId } }, { mergeWithLastSubmission: false });
 		} catch (error) {
 			if (!(error instanceof AppError) || error.status >= 500) throw error;
-			const client = await clientSummary(interaction);
-			const page = renderSignInPage({ client, action: `/oauth/interaction/${interaction.uid}/sign-in`, csrf: csrfFor(interaction.uid), email, error: error.message });
-			sendPage(response, error.status, page, error.headers);
+			await showSignIn(response, interaction, error.status, { email, error: error.message, headers: error.headers });
 		}
 	}
 
 	async function consent(request: IncomingMessage, response: ServerResponse, interaction: Interaction, form: URLSearchParams) {
 		const userId = interaction.session?.accountId;
-		if (!userId || interaction.prompt.name !== "consent") return show(request, response, interaction);
+		if (!userId || interaction.prompt.name !== "consent" || (await liveSession(request))?.userId !== userId) return show(request, response, interaction);
 		const organization = form.get("organization") ?? "";
 		const scopes = form.getAll("scope");
 		let choice: Awaited<ReturnType<typeof checkConsentChoice>>;
@@ -104,6 +130,14 @@ export function createInteractionRoutes(services: PlatformServices, server: Auth
 		// Recorded before the code is issued: access tokens name their connection (extraTokenClaims).
 		await recordConnection(context(), { userId, organizationId: choice.organizationId, clientId, clientName: client.name === clientId ? null : client.name, scopes: choice.scopes, grantId });
 		await server.provider.interactionFinished(request, response, { consent: { grantId } }, { mergeWithLastSubmission: true });
+	}
+
+	/** "Not you?": signs this browser out of the server and shows the sign-in form for the same authorization. */
+	async function switchAccount(request: IncomingMessage, response: ServerResponse, interaction: Interaction) {
+		const session = await liveSession(request);
+		if (session) await endSession(context(), { sessionId: session.sessionId, everywhere: false });
+		clearSessionCookie(response, services.settings.publicBaseUrl);
+		await showSignIn(response, interaction);
 	}
 
 	async function deny(request: IncomingMessage, response: ServerResponse) {
@@ -152,6 +186,7 @@ export function createInteractionRoutes(services: PlatformServices, server: Auth
 		}
 		if (step === "sign-in") await signIn(request, response, interaction, form);
 		else if (step === "consent") await consent(request, response, interaction, form);
+		else if (step === "switch-account") await switchAccount(request, response, interaction);
 		else await deny(request, response);
 		return true;
 	}

@@ -9,7 +9,8 @@ import { SigningKeyRing } from "../../server/oauth/signing-key-ring";
 import { type RunningPlatform, startPlatform } from "../../server/platform";
 import { AppError } from "../../server/shared/app-error";
 import { createLogger } from "../../server/shared/logger";
-import { callMcp, connectMcpClient, CookieJar, pageText, readTokens, refresh } from "../helpers/oauth-flow";
+import { callMcp, connectMcpClient, readTokens, refresh } from "../helpers/oauth-flow";
+import { signInToDashboard } from "../helpers/dashboard-session";
 import { startTestPlatform, TEST_SECRET_KEY, type TestPlatform, type TestWorkspace } from "../helpers/platform";
 import { runOperatorCli } from "../helpers/operator-cli";
 
@@ -73,35 +74,17 @@ describe("several instances on one database", { timeout: 120_000 }, () => {
 		const refreshed = await readTokens(await refresh(second.url, tokens.client, tokens.refreshToken));
 		expect(await whoamiStatus(first.url, refreshed.accessToken)).toBe(200);
 
-		// Revoked on the second instance's connected-applications page, as a person would.
-		const jar = new CookieJar();
-		const signInPage = await fetch(`${second.url}/oauth/connections`);
-		jar.store(signInPage);
-		const csrf = /name="csrf" value="([^"]+)"/.exec(await signInPage.text())?.[1] as string;
-		const signedIn = await fetch(`${second.url}/oauth/connections/sign-in`, {
-			method: "POST",
-			redirect: "manual",
-			headers: { cookie: jar.header(), "content-type": "application/x-www-form-urlencoded" },
-			body: new URLSearchParams({ csrf, email, password: PASSWORD }),
-		});
-		expect(signedIn.status).toBe(303);
-		jar.store(signedIn);
-		const list = await (await fetch(`${second.url}/oauth/connections`, { headers: { cookie: jar.header() } })).text();
-		expect(pageText(list)).toContain(tokens.client.clientId);
-		const [connection] = (await first.orm.em.getConnection().execute("select id from oauth_connections where client_id = ?", [tokens.client.clientId])) as { id: string }[];
-		const revokeCsrf = new RegExp(`action="/oauth/connections/${connection.id}/revoke">\\s*<input type="hidden" name="csrf" value="([^"]+)"`).exec(list)?.[1] as string;
-		const revoked = await fetch(`${second.url}/oauth/connections/${connection.id}/revoke`, {
-			method: "POST",
-			redirect: "manual",
-			headers: { cookie: jar.header(), "content-type": "application/x-www-form-urlencoded" },
-			body: new URLSearchParams({ csrf: revokeCsrf }),
-		});
-		expect(revoked.status).toBe(303);
+		// Revoked on the second instance through the dashboard's Connected applications, as a person would.
+		const session = await signInToDashboard(second.url, email, PASSWORD);
+		const listed = (await (await session.call(second.url, "GET", "/management/account/connections")).json()) as { data: { id: string; clientId: string }[] };
+		const connection = listed.data.find((candidate) => candidate.clientId === tokens.client.clientId);
+		expect(connection).toBeDefined();
+		expect((await session.call(second.url, "DELETE", `/management/account/connections/${connection?.id}`)).status).toBe(200);
 
 		expect(await whoamiStatus(first.url, refreshed.accessToken)).toBe(401);
 		expect((await refresh(first.url, tokens.client, refreshed.refreshToken)).status).toBe(400);
-		const after = await (await fetch(`${first.url}/oauth/connections`, { headers: { cookie: jar.header() } })).text();
-		expect(pageText(after)).not.toContain(tokens.client.clientId);
+		const after = (await (await session.call(first.url, "GET", "/management/account/connections")).json()) as { data: { id: string; revokedAt: string | null }[] };
+		expect(after.data.find((candidate) => candidate.id === connection?.id)?.revokedAt).not.toBeNull();
 	});
 });
 
@@ -232,46 +215,14 @@ describe("signing keys and page sessions across instances, without a restart", {
 		}
 	});
 
-	it("ends a Connected applications session everywhere on sign-out: a copy of its cookie no longer works on any instance", async () => {
-		const jar = new CookieJar();
-		const signInPage = await fetch(`${first.url}/oauth/connections`);
-		jar.store(signInPage);
-		const csrf = /name="csrf" value="([^"]+)"/.exec(await signInPage.text())?.[1] as string;
-		const signedIn = await fetch(`${first.url}/oauth/connections/sign-in`, {
-			method: "POST",
-			redirect: "manual",
-			headers: { cookie: jar.header(), "content-type": "application/x-www-form-urlencoded" },
-			body: new URLSearchParams({ csrf, email, password: PASSWORD }),
-		});
-		expect(signedIn.status).toBe(303);
-		jar.store(signedIn);
-		const copied = jar.header();
-		const list = await (await fetch(`${second.url}/oauth/connections`, { headers: { cookie: copied } })).text();
-		expect(pageText(list)).toContain("Connected applications");
-		const sessionCsrf = /action="\/oauth\/connections\/sign-out">\s*<input type="hidden" name="csrf" value="([^"]+)"/.exec(list)?.[1] as string;
-		const revokeForm = /action="(\/oauth\/connections\/[^"]+\/revoke)">\s*<input type="hidden" name="csrf" value="([^"]+)"/.exec(list);
-
-		const signedOut = await fetch(`${first.url}/oauth/connections/sign-out`, {
-			method: "POST",
-			redirect: "manual",
-			headers: { cookie: copied, "content-type": "application/x-www-form-urlencoded" },
-			body: new URLSearchParams({ csrf: sessionCsrf }),
-		});
-		expect(signedOut.status).toBe(303);
-
+	it("ends a dashboard session everywhere on sign-out: a copy of its cookie no longer works on any instance", async () => {
+		const session = await signInToDashboard(first.url, email, PASSWORD);
+		expect((await session.call(second.url, "GET", "/management/account/connections")).status).toBe(200);
+		expect((await session.call(first.url, "DELETE", "/management/session")).status).toBe(200);
 		for (const url of [first.url, second.url]) {
-			const page = await (await fetch(`${url}/oauth/connections`, { headers: { cookie: copied } })).text();
-			expect(page).toContain('name="password"');
-			expect(pageText(page)).not.toContain("Signed in as");
-			if (revokeForm) {
-				const revoke = await fetch(`${url}${revokeForm[1]}`, {
-					method: "POST",
-					redirect: "manual",
-					headers: { cookie: copied, "content-type": "application/x-www-form-urlencoded" },
-					body: new URLSearchParams({ csrf: revokeForm[2] }),
-				});
-				expect(revoke.status).toBe(403);
-			}
+			expect((await session.call(url, "GET", "/management/session")).status).toBe(401);
+			expect((await session.call(url, "GET", "/management/account/connections")).status).toBe(401);
 		}
 	});
+
 });

@@ -125,15 +125,16 @@ describe("the official MCP SDK client, with a person in a real browser", { timeo
 		expect(whoami.structuredContent).toMatchObject({ user: { email }, organization: { id: workspace.organizationId }, scopes: ["mcp:read", "mcp:write"] });
 		await client.close();
 
-		// 4. The person sees the connection on Connected applications, and revoking it stops the client.
+		// 4. Signed in at consent, the person is signed in to the dashboard too: Connected applications (its
+		// old address redirects there) lists the connection without asking again, and revoking it stops the client.
 		await page.goto(`${platform.services.settings.publicBaseUrl}/oauth/connections`);
-		await page.getByLabel("Email").fill(email);
-		await page.getByLabel("Password").fill(PASSWORD);
-		await page.getByRole("button", { name: "Sign in" }).click();
 		await page.getByRole("heading", { name: "Connected applications" }).waitFor();
+		expect(new URL(page.url()).pathname).toBe("/account/connections");
 		await expect(page.getByRole("row", { name: /Inspector-like MCP client/ }).count()).resolves.toBe(1);
 		await page.screenshot({ path: join(DOCS, "oauth-connections.png"), fullPage: true });
-		await page.getByRole("button", { name: "Revoke Inspector-like MCP client" }).click();
+		const connectionId = (await platform.orm.em.getConnection().execute("select id from oauth_connections where user_id = (select id from users where email = ?)", [email]))[0].id as string;
+		await page.getByRole("button", { name: `Revoke Inspector-like MCP client (${connectionId})` }).click();
+		await page.getByRole("alertdialog").getByRole("button", { name: "Revoke" }).click();
 		await page.getByText("The application was disconnected.").waitFor();
 		await expect(page.getByText("No application is connected to your account.").count()).resolves.toBe(1);
 
@@ -248,14 +249,12 @@ describe("the official MCP SDK client keeps its connections by refreshing, with 
 			await callAcrossLifetimes(secondClient, second, 1);
 		}
 
-		// The person revokes the first connection on Connected applications: it stops, the second goes on.
+		// The person revokes the first connection on Connected applications (signed in since consent): it stops, the second goes on.
 		await page.goto(`${platform.services.settings.publicBaseUrl}/oauth/connections`);
-		await page.getByLabel("Email").fill(email);
-		await page.getByLabel("Password").fill(PASSWORD);
-		await page.getByRole("button", { name: "Sign in" }).click();
 		await page.getByRole("heading", { name: "Connected applications" }).waitFor();
 		await expect(page.getByRole("row", { name: /Inspector-like MCP client/ }).count()).resolves.toBe(2);
-		await page.locator(`form[action="/oauth/connections/${firstConnection}/revoke"] button`).click();
+		await page.getByRole("button", { name: `Revoke Inspector-like MCP client (${firstConnection})` }).click();
+		await page.getByRole("alertdialog").getByRole("button", { name: "Revoke" }).click();
 		await page.getByText("The application was disconnected.").waitFor();
 
 		// Its access token is refused at once, its refresh token too (the SDK reports the refusal).

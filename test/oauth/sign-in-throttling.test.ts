@@ -24,7 +24,7 @@ interface Answer {
  */
 function post(baseUrl: string, path: string, form: Record<string, string>, options: { cookie?: string; from?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
 	const url = new URL(path, baseUrl);
-	const body = new URLSearchParams(form).toString();
+	const body = JSON.stringify(form);
 	return new Promise((resolve, reject) => {
 		const outgoing = httpRequest(
 			{
@@ -35,7 +35,7 @@ function post(baseUrl: string, path: string, form: Record<string, string>, optio
 				agent: false,
 				localAddress: options.from,
 				headers: {
-					"content-type": "application/x-www-form-urlencoded",
+					"content-type": "application/json",
 					"content-length": Buffer.byteLength(body),
 					...(options.cookie ? { cookie: options.cookie } : {}),
 					...options.headers,
@@ -58,20 +58,17 @@ function post(baseUrl: string, path: string, form: Record<string, string>, optio
 	});
 }
 
-/** The sign-in form of Connected applications: its pre-session cookie and CSRF token (valid on every instance). */
-async function connectionsForm(baseUrl: string): Promise<{ cookie: string; csrf: string }> {
-	const response = await fetch(`${baseUrl}/oauth/connections`);
-	const cookie = (response.headers.getSetCookie()[0] ?? "").split(";")[0];
-	const csrf = /name="csrf" value="([^"]+)"/.exec(await response.text())?.[1] ?? "";
-	return { cookie, csrf };
+/** Nothing to fetch first: the dashboard's sign-in is one JSON call (the consent screen's form goes through the same use case). */
+async function connectionsForm(_baseUrl: string): Promise<Record<string, never>> {
+	return {};
 }
 
-function signIn(baseUrl: string, form: { cookie: string; csrf: string }, email: string, password: string, options: { from?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
-	return post(baseUrl, "/oauth/connections/sign-in", { csrf: form.csrf, email, password }, { cookie: form.cookie, ...options });
+function signIn(baseUrl: string, _form: Record<string, never>, email: string, password: string, options: { from?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+	return post(baseUrl, "/management/session", { email, password }, options);
 }
 
-/** Signed in: Connected applications redirects to itself with a session cookie. */
-const signedIn = (answer: Answer) => answer.status === 303 && answer.location === "/oauth/connections";
+/** Signed in: the dashboard answers with the session (and its cookie). */
+const signedIn = (answer: Answer) => answer.status === 200;
 
 /**
  * 199 wrong passwords for `email` at once, spread over `instances`, and the right one as soon as

@@ -1,7 +1,7 @@
 import { AssistantDraftSchema, AssistantSchema, AssistantVersionSchema, DeploymentEventSchema, DeploymentSchema, EnvironmentSchema } from "./assistants";
 import { EvaluationCaseSchema, EvaluationDatasetSchema, EvaluationResultSchema, EvaluationRunSchema } from "./evaluations";
 import { KnowledgeChunkSchema, KnowledgeDocumentSchema, KnowledgeSourceSchema } from "./knowledge";
-import { OAuthConnectionSchema, OAuthPageSessionSchema, OAuthRecordSchema, OAuthRegistrationWindowSchema, OAuthSigningKeySchema, SignInThrottleSchema } from "./oauth";
+import { OAuthConnectionSchema, OAuthRecordSchema, OAuthRegistrationWindowSchema, OAuthSigningKeySchema, SignInThrottleSchema } from "./oauth";
 import { AuditEventSchema, IdempotencyRecordSchema, TraceSchema } from "./observability";
 import { RateLimitWindowSchema, WorkspaceMonthlySpendSchema } from "./quotas";
 import { InvitationSchema, UserSessionSchema } from "./sessions";
@@ -44,7 +44,6 @@ export const ENTITY_SCHEMAS = [
 	OAuthSigningKeySchema,
 	SignInThrottleSchema,
 	OAuthRegistrationWindowSchema,
-	OAuthPageSessionSchema,
 	RateLimitWindowSchema,
 	WorkspaceMonthlySpendSchema,
 	UserSessionSchema,

@@ -134,23 +134,3 @@ export const OAuthRegistrationWindowSchema = new EntitySchema<OAuthRegistrationW
 		windowStartedAt: timestamp(),
 	},
 });
-
-/** A signed-in session of the Connected applications page: the cookie holds a random token, the table its hash, so signing out ends it everywhere. */
-export interface OAuthPageSession {
-	[OptionalProps]?: "createdAt";
-	/** SHA-256 of the cookie's token. */
-	id: string;
-	user: string;
-	expiresAt: Date;
-	createdAt: Date;
-}
-export const OAuthPageSessionSchema = new EntitySchema<OAuthPageSession>({
-	name: "OAuthPageSession",
-	tableName: "oauth_page_sessions",
-	properties: {
-		id: idColumn,
-		user: reference(() => UserSchema),
-		expiresAt: timestamp({ index: true }),
-		createdAt: createdAtColumn,
-	},
-});

@@ -23,7 +23,8 @@ export interface ConnectionView {
  * included, marked (revokedAt, or expiresAt null).
  */
 export async function listConnections(context: UseCaseContext, input: { userId: string; signedInUserId?: string }): Promise<{ data: ConnectionView[] }> {
-	if (context.principal.kind !== "operator" && input.signedInUserId !== input.userId) throw AppError.notFound("User");
+	const signedIn = context.principal.kind === "session" ? context.principal.userId : input.signedInUserId;
+	if (context.principal.kind !== "operator" && signedIn !== input.userId) throw AppError.notFound("User");
 	const rows = (await context.em.getConnection().execute(
 		`select c.id, c.user_id, c.client_id, c.client_name, c.organization_id, o.name as organization_name, c.scopes, c.created_at, c.last_used_at, c.revoked_at,
 		   case when c.revoked_at is null then g.expires_at end as expires_at

@@ -8,7 +8,9 @@ import type { UseCaseContext } from "../platform-services";
  * is NOT_FOUND). Revoking twice is not an error.
  */
 export async function revokeConnection(context: UseCaseContext, input: { id: string; signedInUserId?: string }): Promise<{ id: string; revoked: true }> {
-	if (context.principal.kind !== "operator" && input.signedInUserId === undefined) throw AppError.notFound("Connection");
+	// A person in the dashboard revokes their own; the operator anyone's.
+	const signedIn = context.principal.kind === "session" ? context.principal.userId : input.signedInUserId;
+	if (context.principal.kind !== "operator" && signedIn === undefined) throw AppError.notFound("Connection");
 	return context.em.transactional(async (em) => {
 		const connection = em.getConnection();
 		const transaction = em.getTransactionContext();
@@ -19,7 +21,7 @@ export async function revokeConnection(context: UseCaseContext, input: { id: str
 			transaction,
 		)) as { id: string; user_id: string; grant_id: string }[];
 		// A signed-in user names only their own connections; another's is as absent as an unknown one.
-		if (!row || (input.signedInUserId !== undefined && row.user_id !== input.signedInUserId)) throw AppError.notFound("Connection");
+		if (!row || (signedIn !== undefined && row.user_id !== signedIn)) throw AppError.notFound("Connection");
 		await connection.execute("update oauth_connections set revoked_at = coalesce(revoked_at, now()), updated_at = now() where id = ?", [row.id], "all", transaction);
 		await connection.execute("delete from oauth_records where grant_id = ?", [row.grant_id], "all", transaction);
 		return { id: row.id, revoked: true as const };

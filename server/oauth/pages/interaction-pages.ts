@@ -58,6 +58,8 @@ export function renderConsentPage(input: {
 	selectedOrganization?: string;
 	selectedScopes?: string[];
 	error?: string;
+	/** Signs out of this server and back to the sign-in form (another person's account on a shared computer). */
+	switchAccountAction: string;
 }): string {
 	const selectedOrganization = input.selectedOrganization ?? input.organizations[0]?.id;
 	const selectedScopes = new Set(input.selectedScopes ?? ["mcp:read"]);
@@ -74,6 +76,10 @@ export function renderConsentPage(input: {
 		html`<h1>Allow ${input.client.name} to act for you?</h1>
 ${clientBlock(input.client)}
 <p class="muted">Signed in as ${input.email}.</p>
+<form method="post" action="${input.switchAccountAction}">
+<input type="hidden" name="csrf" value="${input.csrf}">
+<button type="submit" class="secondary">Not you? Use another account</button>
+</form>
 ${errorBlock(input.error)}
 <form method="post" action="${input.action}">
 <input type="hidden" name="csrf" value="${input.csrf}">

@@ -4,11 +4,11 @@ import { DropdownMenu } from "radix-ui";
 import { managementApi, unwrap } from "../api/management-client";
 import { useSession } from "../features/session/session-query";
 import { NAVIGATION, type NavigationItem } from "./navigation";
-import { type CurrentWorkspace, roleAtLeast, useCurrentWorkspace } from "./workspace-context";
+import { type CurrentWorkspace, roleAtLeast, useNavigationWorkspace } from "./workspace-context";
 
 /** Every signed-in page: skip link, top bar (workspace switcher, user menu), sidebar, and the page. */
 export function AppShell() {
-	const current = useCurrentWorkspace();
+	const current = useNavigationWorkspace();
 	return (
 		<div className="app">
 			<a className="skip-link" href="#main">

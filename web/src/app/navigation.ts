@@ -30,6 +30,6 @@ export const NAVIGATION: NavigationGroup[] = [
 	},
 	{
 		title: "Account",
-		items: [],
+		items: [{ label: "Connected applications", path: "/account/connections", scope: "account" }],
 	},
 ];

@@ -1,6 +1,7 @@
 import type { QueryClient } from "@tanstack/react-query";
 import { createRootRouteWithContext, createRoute, createRouter, Link, Outlet, redirect } from "@tanstack/react-router";
 import { isUnauthenticated } from "../api/management-client";
+import { ConnectionsPage } from "../features/account/connections-page";
 import { HomePage } from "../features/home/home-page";
 import { sessionQuery } from "../features/session/session-query";
 import { SignInPage } from "../features/session/sign-in-page";
@@ -75,6 +76,8 @@ export const workspaceRoute = createRoute({
 
 const workspaceHomeRoute = createRoute({ getParentRoute: () => workspaceRoute, path: "/", component: HomePage });
 
+const connectionsRoute = createRoute({ getParentRoute: () => authenticatedRoute, path: "/account/connections", component: ConnectionsPage });
+
 function NotFoundPage() {
 	return (
 		<main className="content">
@@ -86,7 +89,7 @@ function NotFoundPage() {
 	);
 }
 
-const routeTree = rootRoute.addChildren([signInRoute, authenticatedRoute.addChildren([indexRoute, workspaceRoute.addChildren([workspaceHomeRoute])])]);
+const routeTree = rootRoute.addChildren([signInRoute, authenticatedRoute.addChildren([indexRoute, connectionsRoute, workspaceRoute.addChildren([workspaceHomeRoute])])]);
 
 export function createAppRouter(queryClient: QueryClient) {
 	return createRouter({ routeTree, context: { queryClient }, defaultPreload: "intent", scrollRestoration: true });

@@ -31,6 +31,36 @@ export function useCurrentWorkspace(): CurrentWorkspace | undefined {
 	return findWorkspace(useSession(), params.workspaceId);
 }
 
+/** The workspace the navigation points into: the page's, else the one last opened, else the first. */
+export function useNavigationWorkspace(): CurrentWorkspace | undefined {
+	const session = useSession();
+	const current = useCurrentWorkspace();
+	if (current) {
+		rememberWorkspace(current.workspace.id);
+		return current;
+	}
+	if (!session) return undefined;
+	return findWorkspace(session, lastWorkspaceId()) ?? findWorkspace(session, firstWorkspaceId(session));
+}
+
+const LAST_WORKSPACE_KEY = "last-workspace";
+
+function rememberWorkspace(workspaceId: string): void {
+	try {
+		sessionStorage.setItem(LAST_WORKSPACE_KEY, workspaceId);
+	} catch {
+		// Storage refused (private mode): the first workspace it is.
+	}
+}
+
+function lastWorkspaceId(): string | undefined {
+	try {
+		return sessionStorage.getItem(LAST_WORKSPACE_KEY) ?? undefined;
+	} catch {
+		return undefined;
+	}
+}
+
 /** For pages under /workspaces/$workspaceId: the route guarantees the workspace exists. */
 export function useWorkspace(): CurrentWorkspace {
 	const current = useCurrentWorkspace();
