@@ -29,6 +29,7 @@ export const ZCreatedInvitation = ZInvitation.extend({
 
 export const ZInvitationDescription = z
 	.object({
+		organizationId: z.string(),
 		organizationName: z.string(),
 		email: z.string(),
 		role: ZMembershipRole,

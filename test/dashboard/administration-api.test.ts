@@ -227,9 +227,21 @@ describe("API keys", () => {
 		expect(key.startsWith(keyPrefix)).toBe(true);
 		expect((await publicCall("GET", "/knowledge/sources", undefined, { authorization: `Bearer ${key}` })).status).toBe(200);
 
-		const listed = await answer(admin, "GET", keys(home));
+		// Its use is recorded off the request's path: poll until the list shows it.
+		let listed = await answer(admin, "GET", keys(home));
+		for (let attempt = 0; attempt < 100 && !(listed.body.data as { id: string; lastUsedAt: string | null }[]).find((found) => found.id === id)?.lastUsedAt; attempt++) {
+			await new Promise((resolve) => setTimeout(resolve, 50));
+			listed = await answer(admin, "GET", keys(home));
+		}
 		expect(listed.text).not.toContain(key);
-		expect((listed.body.data as { id: string }[]).find((found) => found.id === id)).toMatchObject({ name: "Reporting job", keyPrefix, scopes: ["knowledge:read"], createdByUserId: people.admin.userId, revokedAt: null });
+		expect((listed.body.data as { id: string }[]).find((found) => found.id === id)).toMatchObject({
+			name: "Reporting job",
+			keyPrefix,
+			scopes: ["knowledge:read"],
+			createdByUserId: people.admin.userId,
+			lastUsedAt: expect.any(String),
+			revokedAt: null,
+		});
 
 		expect((await answer(admin, "DELETE", `${keys(home)}/${id}`)).body).toMatchObject({ id, revokedAt: expect.any(String) });
 		const refused = await publicCall("GET", "/knowledge/sources", undefined, { authorization: `Bearer ${key}` });

@@ -6,6 +6,7 @@ import { findInvitationByToken } from "./find-invitation-by-token";
 import { type InvitationStatus, invitationStatus } from "./present-invitation";
 
 export interface InvitationDescription {
+	organizationId: string;
 	organizationName: string;
 	email: string;
 	role: MemberRole;
@@ -30,6 +31,7 @@ export async function describeInvitation(context: UseCaseContext, input: { token
 	const inviter = invitation.invitedByUser ? await em.findOne(UserSchema, { id: invitation.invitedByUser }, { fields: ["name", "email"] }) : null;
 	const account = await em.findOne(UserSchema, { email: invitation.email }, { fields: ["id"] });
 	return {
+		organizationId: invitation.organization,
 		organizationName: organization?.name ?? "",
 		email: invitation.email,
 		role: invitation.role,
