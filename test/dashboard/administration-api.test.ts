@@ -396,6 +396,14 @@ describe("invitations", () => {
 		expect(outcomes.map((outcome) => outcome.status).sort()).toEqual([200, 400]);
 		const [{ count }] = await platform.orm.em.fork().getConnection().execute<{ count: string }[]>("select count(*) from users where email like 'race-%'");
 		expect(Number(count)).toBe(1);
+
+		// An existing account, its right password twice at once: one membership, one refusal saying the link was used.
+		const email = `race-existing-${Date.now()}@example.com`;
+		await createUser(platform.operator(), { email, password: TEST_PASSWORD, organizationId: other.organizationId, role: "viewer" });
+		const existing = await invite(email, "member");
+		const both = await Promise.all([accept(existing.token, { password: TEST_PASSWORD }), accept(existing.token, { password: TEST_PASSWORD })]);
+		expect(both.map((outcome) => outcome.status).sort()).toEqual([200, 400]);
+		expect(await both.find((outcome) => outcome.status === 400)?.json()).toMatchObject({ code: "INVALID_REQUEST", message: expect.stringContaining("already been used") });
 	});
 });
 
