@@ -24,6 +24,7 @@ import { generate as runOrval } from "orval";
 import ts from "typescript";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { contract, ERROR_STATUSES, type ResponseHeader, type RouteMetadata, SCOPES, type Scope } from "../contract/index";
+import { managementContract } from "../contract/management/index";
 import { REQUEST_BODY_LIMIT_BYTES, ZErrorEnvelope } from "../contract/schemas/common";
 import { MAX_DOCUMENT_BYTES } from "../contract/schemas/knowledge";
 import { z } from "../contract/zod";
@@ -31,6 +32,8 @@ import { withMcpToolsSection } from "./mcp-tools-table";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const OPENAPI_FILE = "openapi.yaml";
+/** The dashboard's management API: its own document, apart from the spec's API (contract/management). */
+const MANAGEMENT_OPENAPI_FILE = "openapi.management.yaml";
 const README_FILE = "README.md";
 const SDK_SOURCE_DIR = "sdk/src";
 const GENERATED_DIR = "sdk/src/generated";
@@ -232,7 +235,14 @@ function routeConfig(route: AppRoute): RouteConfig {
 	const meta = route.metadata as RouteMetadata | undefined;
 	if (!meta?.operationId) throw new Error(`${route.method} ${route.path}: metadata.operationId is missing`);
 	const scope = meta.scope;
-	const description = [route.description, scope ? `Requires scope \`${scope}\`.` : "No authentication."].filter(Boolean).join("\n\n");
+	const authentication = scope
+		? `Requires scope \`${scope}\`.`
+		: meta.session === "required"
+			? `Requires a signed-in dashboard session (its cookie)${route.method === "GET" ? "" : " and the session's CSRF token in `X-CSRF-Token`; a request from another origin is refused"}.`
+			: meta.session === "sign-in"
+				? "No session yet: answers with one (its cookie). A request from another origin is refused."
+				: "No authentication.";
+	const description = [route.description, authentication].filter(Boolean).join("\n\n");
 
 	const request: NonNullable<RouteConfig["request"]> = {};
 	const params = pathParameters(route);
@@ -261,7 +271,7 @@ function routeConfig(route: AppRoute): RouteConfig {
 		...(route.deprecated ? { deprecated: true } : {}),
 		request: Object.keys(request).length > 0 ? request : undefined,
 		responses,
-		security: scope ? [{ [SECURITY_SCHEME]: [scope] }] : [],
+		security: scope ? [{ [SECURITY_SCHEME]: [scope] }] : meta.session === "required" ? (route.method === "GET" ? [{ [SESSION_SCHEME]: [] }] : [{ [SESSION_SCHEME]: [], [CSRF_SCHEME]: [] }]) : [],
 		...(scope ? { "x-required-scopes": [scope] } : {}),
 	};
 }
@@ -305,6 +315,47 @@ export function buildOpenApiDocument(version: string) {
 		},
 		servers: [{ url: "http://localhost:3000", description: "A local self-hosted server (the managed service has its own address)." }],
 		tags: TAGS,
+	});
+	describeParameters(document as Parameters<typeof describeParameters>[0]);
+	return document;
+}
+
+const SESSION_SCHEME = "session";
+const CSRF_SCHEME = "csrfToken";
+
+/**
+ * The management API's document (openapi.management.yaml): every route of contract/management, the
+ * session cookie and CSRF header as its security schemes. Its errors are the spec's envelope and
+ * closed catalog, described per operation.
+ */
+export function buildManagementOpenApiDocument(version: string) {
+	const registry = new OpenAPIRegistry();
+	registry.registerComponent("securitySchemes", SESSION_SCHEME, {
+		type: "apiKey",
+		in: "cookie",
+		name: "session",
+		description: "The dashboard's session cookie (`__Host-session` behind https), set by `POST /management/session`; HttpOnly, SameSite=Lax.",
+	});
+	registry.registerComponent("securitySchemes", CSRF_SCHEME, {
+		type: "apiKey",
+		in: "header",
+		name: "X-CSRF-Token",
+		description: "The session's CSRF token (`csrfToken` of `GET /management/session`), required on every write.",
+	});
+	registry.registerComponent("headers", "RequestId", { description: "Identifier of this request in the server's logs; quote it when reporting a problem.", schema: { type: "string" } });
+	registry.register(ERROR_SCHEMA, ZErrorEnvelope);
+	for (const route of collectRoutes(managementContract)) registry.registerPath(routeConfig(route));
+	const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+		openapi: "3.1.0",
+		info: {
+			title: "AI Application Platform management API (the dashboard's)",
+			version,
+			description:
+				"What the dashboard at `/` calls, for a person signed in: the same use cases as the MCP control plane's tools and the operator CLI, with the same permissions (the person's role in each organization). Not part of the runtime and knowledge API (`openapi.yaml`): it may change with the dashboard.",
+			license: { name: "Proprietary: no licence granted", identifier: "LicenseRef-Proprietary" },
+			contact: { name: "The operator of this server" },
+		},
+		servers: [{ url: "http://localhost:3000", description: "A local self-hosted server." }],
 	});
 	describeParameters(document as Parameters<typeof describeParameters>[0]);
 	return document;
@@ -360,7 +411,8 @@ export async function validateOpenApiYaml(yamlText: string): Promise<void> {
 			else operationIds.add(operation.operationId);
 			const scopes = (operation.security ?? []).flatMap((requirement) => requirement[SECURITY_SCHEME] ?? []);
 			const isPublic = Array.isArray(operation.security) && operation.security.length === 0;
-			if (!isPublic && scopes.length === 0) problems.push(`${where}: neither public (security: []) nor scoped`);
+			const needsSession = (operation.security ?? []).some((requirement) => SESSION_SCHEME in requirement);
+			if (!isPublic && !needsSession && scopes.length === 0) problems.push(`${where}: neither public (security: []), scoped, nor session`);
 			if (scopes.some((scope) => !(SCOPES as readonly string[]).includes(scope))) problems.push(`${where}: unknown scope in ${scopes.join(", ")}`);
 			if (scopes.join() !== (operation["x-required-scopes"] ?? []).join()) problems.push(`${where}: x-required-scopes differs from security`);
 		}
@@ -460,6 +512,9 @@ async function generateInto(root: string): Promise<void> {
 	const yamlText = renderOpenApiYaml(buildOpenApiDocument(await readPackageVersion()));
 	await validateOpenApiYaml(yamlText);
 	await writeFile(path.join(root, OPENAPI_FILE), yamlText);
+	const managementYaml = renderOpenApiYaml(buildManagementOpenApiDocument(await readPackageVersion()));
+	await validateOpenApiYaml(managementYaml);
+	await writeFile(path.join(root, MANAGEMENT_OPENAPI_FILE), managementYaml);
 	await generateSdkCode(root);
 	typeCheckSdk(root);
 }
@@ -467,7 +522,7 @@ async function generateInto(root: string): Promise<void> {
 /** Generated files relative to `root`: openapi.yaml and everything under sdk/src/generated. */
 async function generatedFiles(root: string): Promise<string[]> {
 	const generated = await listFiles(path.join(root, GENERATED_DIR));
-	return [OPENAPI_FILE, ...generated.map((file) => path.relative(root, file).split(path.sep).join("/"))];
+	return [OPENAPI_FILE, MANAGEMENT_OPENAPI_FILE, ...generated.map((file) => path.relative(root, file).split(path.sep).join("/"))];
 }
 
 async function check(): Promise<string[]> {
@@ -507,7 +562,7 @@ async function main(): Promise<void> {
 			process.exitCode = 1;
 			return;
 		}
-		console.log("openapi.yaml, sdk/src/generated and the README's MCP tools table are up to date.");
+		console.log("openapi.yaml, openapi.management.yaml, sdk/src/generated and the README's MCP tools table are up to date.");
 		return;
 	}
 	await generateInto(ROOT);

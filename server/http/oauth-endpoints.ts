@@ -14,8 +14,8 @@ import { createUseCaseContext, type PlatformServices } from "../modules/platform
 import { MCP_SCOPES, OPERATOR } from "../shared/principal";
 import { AppError } from "../shared/app-error";
 import { handleMcpRequest, type McpServerFactory } from "./mcp-endpoint";
-import { respondWithError, sendJson } from "./middleware/errors";
-import { assignRequestId } from "./middleware/request-id";
+import { exactPath, type RawRoute } from "./raw-route";
+import { sendJson } from "./middleware/errors";
 
 /** Paths oidc-provider answers itself (its routes in authorization-server.ts, discovery, JWKS). */
 const PROVIDER_PATHS: ReadonlySet<string> = new Set(["/oauth/authorize", "/oauth/token", "/oauth/register", "/oauth/revoke", "/.well-known/openid-configuration", "/.well-known/jwks.json"]);
@@ -23,17 +23,10 @@ const PROVIDER_PATHS: ReadonlySet<string> = new Set(["/oauth/authorize", "/oauth
 /** A registration body declared larger than this is refused unread (oidc-provider's own cap is 56 KiB); the metadata itself must fit CLIENT_METADATA_MAX_BYTES. */
 const REGISTRATION_BODY_LIMIT = 2 * CLIENT_METADATA_MAX_BYTES;
 
-const WELL_KNOWN_PATHS: ReadonlySet<string> = new Set([
-	"/.well-known/oauth-protected-resource",
-	"/.well-known/oauth-protected-resource/mcp",
-	"/.well-known/oauth-authorization-server",
-	"/.well-known/openid-configuration",
-	"/.well-known/jwks.json",
-]);
 
 export interface OAuthEndpoints {
-	/** Answers the request and returns true when it is an OAuth, page or /mcp path; false otherwise. */
-	handle(request: IncomingMessage, response: ServerResponse, path: string): boolean;
+	/** Their rows of the server's route table (router.ts): /mcp, discovery, the authorization server, its pages. */
+	routes: RawRoute[];
 	/** Builds the authorization server once the public address is known (after listen). */
 	start(): Promise<void>;
 	close(): Promise<void>;
@@ -128,40 +121,75 @@ export function createOAuthEndpoints(services: PlatformServices, options: Partia
 		};
 	}
 
-	async function serve(request: IncomingMessage, response: ServerResponse, path: string): Promise<void> {
-		const { server, authenticator, callback } = await start();
-		if (path === "/mcp") return handleMcpRequest(services, authenticator, createMcpServer, request, response);
-		if (path === "/.well-known/oauth-protected-resource" || path === "/.well-known/oauth-protected-resource/mcp") {
-			if (request.method !== "GET" && request.method !== "OPTIONS") throw new AppError("NOT_FOUND", `No route for ${request.method} ${path}`);
-			response.setHeader("Access-Control-Allow-Origin", "*");
-			return sendJson(response, 200, protectedResourceMetadata(server));
-		}
-		if (path === "/.well-known/oauth-authorization-server") {
-			// RFC 8414 names the document differently from OpenID Connect Discovery; the content is the same.
-			request.url = `/.well-known/openid-configuration${(request.url ?? "").slice(path.length)}`;
-			return callback(request, response);
-		}
-		if (path === "/oauth/register" && request.method === "POST" && !(await admitRegistration(request, response))) return;
-		if (PROVIDER_PATHS.has(path) || path.startsWith("/oauth/authorize/")) return callback(request, response);
-		// Connected applications moved into the dashboard (one session for every page).
-		if (path === "/oauth/connections" && (request.method === "GET" || request.method === "HEAD")) return redirectTo(response, "/account/connections");
-		if (interactions && (await interactions(request, response, path))) return;
-		sendPage(response, 404, renderErrorPage({ title: "Page not found", message: "There is no such page here." }));
-	}
+	const routes: RawRoute[] = [
+		{
+			name: "mcp",
+			matches: exactPath("/mcp"),
+			errors: "envelope",
+			handle: async ({ request, response }) => {
+				const { authenticator } = await start();
+				return handleMcpRequest(services, authenticator, createMcpServer, request, response);
+			},
+		},
+		{
+			name: "protected resource metadata",
+			matches: exactPath(["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]),
+			errors: "envelope",
+			handle: async ({ request, response, path }) => {
+				const { server } = await start();
+				if (request.method !== "GET" && request.method !== "OPTIONS") throw new AppError("NOT_FOUND", `No route for ${request.method} ${path}`);
+				response.setHeader("Access-Control-Allow-Origin", "*");
+				sendJson(response, 200, protectedResourceMetadata(server));
+			},
+		},
+		{
+			name: "authorization server metadata",
+			matches: exactPath("/.well-known/oauth-authorization-server"),
+			errors: "envelope",
+			handle: async ({ request, response, path }) => {
+				const { callback } = await start();
+				// RFC 8414 names the document differently from OpenID Connect Discovery; the content is the same.
+				request.url = `/.well-known/openid-configuration${(request.url ?? "").slice(path.length)}`;
+				return callback(request, response);
+			},
+		},
+		{
+			name: "authorization server",
+			matches: (path) => PROVIDER_PATHS.has(path) || path.startsWith("/oauth/authorize/"),
+			errors: "envelope",
+			handle: async ({ request, response, path }) => {
+				const { callback } = await start();
+				if (path === "/oauth/register" && request.method === "POST" && !(await admitRegistration(request, response))) return;
+				return callback(request, response);
+			},
+		},
+		{
+			// Connected applications moved into the dashboard (one session for every page).
+			name: "connected applications (moved)",
+			matches: (path, method) => path === "/oauth/connections" && (method === "GET" || method === "HEAD"),
+			errors: "page",
+			handle: ({ response }) => redirectTo(response, "/account/connections"),
+		},
+		{
+			name: "sign-in and consent pages",
+			matches: (path) => path.startsWith("/oauth/interaction/"),
+			errors: "page",
+			handle: async ({ request, response, path }) => {
+				await start();
+				if (interactions && (await interactions(request, response, path))) return;
+				sendPage(response, 404, renderErrorPage({ title: "Page not found", message: "There is no such page here." }));
+			},
+		},
+		{
+			name: "other authorization pages",
+			matches: (path) => path.startsWith("/oauth/"),
+			errors: "page",
+			handle: ({ response }) => sendPage(response, 404, renderErrorPage({ title: "Page not found", message: "There is no such page here." })),
+		},
+	];
 
 	return {
-		handle(request, response, path) {
-			if (path !== "/mcp" && !path.startsWith("/oauth/") && !WELL_KNOWN_PATHS.has(path)) return false;
-			const requestId = assignRequestId(request, response);
-			serve(request, response, path).catch((error) => {
-				if (!path.startsWith("/oauth/interaction/") || response.headersSent) {
-					return respondWithError(services.logger, requestId, request, response, error);
-				}
-				services.logger.error("page failed", { requestId, path, error });
-				sendPage(response, 500, renderErrorPage({ title: "Something went wrong", message: `This page failed on our side. Try again; if it keeps failing, quote ${requestId} to your administrator.` }));
-			});
-			return true;
-		},
+		routes,
 		start: async () => {
 			await start();
 		},

@@ -3,6 +3,7 @@ import { readFile, stat } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import type { Logger } from "../shared/logger";
+import type { RawRoute } from "./raw-route";
 
 /** The dashboard's own pages (its client-side routes): each is answered with index.html. */
 const PAGE_PREFIXES = ["/login", "/workspaces", "/organizations", "/account", "/invitations"] as const;
@@ -37,11 +38,6 @@ export const DASHBOARD_PAGE_HEADERS: Readonly<Record<string, string>> = Object.f
 	"cache-control": "no-cache",
 });
 
-export interface WebAssets {
-	/** Answers GET/HEAD for a dashboard page or asset and returns true; false for every other request. */
-	handle(request: IncomingMessage, response: ServerResponse, path: string): boolean;
-}
-
 export function isDashboardPage(path: string): boolean {
 	return path === "/" || PAGE_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
 }
@@ -51,7 +47,7 @@ export function isDashboardPage(path: string): boolean {
  * path (the application routes in the browser), hashed assets cached for a year, each sent
  * precompressed (brotli or gzip) when the browser accepts it. Nothing is fetched or built at run time.
  */
-export function createWebAssets(directory: string | undefined, logger: Logger): WebAssets {
+export function dashboardRoutes(directory: string | undefined, logger: Logger): RawRoute[] {
 	const indexCache: { html?: Buffer; etag?: string } = {};
 
 	const sendIndex = async (request: IncomingMessage, response: ServerResponse) => {
@@ -109,23 +105,22 @@ export function createWebAssets(directory: string | undefined, logger: Logger): 
 		response.end("No such asset.\n");
 	};
 
-	return {
-		handle(request, response, requestPath) {
-			if (request.method !== "GET" && request.method !== "HEAD") return false;
-			const asset = ASSET_NAME.exec(requestPath);
-			if (asset) {
-				sendAsset(request, response, asset[1], asset[2]).catch((error) => {
-					logger.error("dashboard asset failed", { error });
-					if (!response.headersSent) response.writeHead(500).end();
-				});
-				return true;
-			}
-			if (!isDashboardPage(requestPath)) return false;
-			sendIndex(request, response).catch((error) => {
-				logger.error("dashboard page failed", { error });
-				if (!response.headersSent) response.writeHead(500).end();
-			});
-			return true;
+	const readable = (method: string) => method === "GET" || method === "HEAD";
+	return [
+		{
+			name: "dashboard asset",
+			matches: (path, method) => readable(method) && ASSET_NAME.test(path),
+			errors: "envelope",
+			handle: ({ request, response, path }) => {
+				const asset = ASSET_NAME.exec(path) as RegExpExecArray;
+				return sendAsset(request, response, asset[1], asset[2]);
+			},
 		},
-	};
+		{
+			name: "dashboard page",
+			matches: (path, method) => readable(method) && isDashboardPage(path),
+			errors: "page",
+			handle: ({ request, response }) => sendIndex(request, response),
+		},
+	];
 }

@@ -88,6 +88,9 @@ describe("dynamic client registration: sizes", () => {
 			[{ client_name: "a".repeat(101) }, "client_name"],
 			[{ client_uri: `https://example.com/${"p".repeat(3000)}` }, "client_uri"],
 			[{ redirect_uris: Array.from({ length: 11 }, (_, index) => `http://127.0.0.1:8976/callback${index}`) }, "redirect_uris"],
+			// Text the database cannot store: refused as metadata, not a 500 from the insert.
+			[{ client_name: "Inspector\u0000" }, "client_name"],
+			[{ client_name: "Lone \ud800 surrogate" }, "client_name"],
 		] as const) {
 			const response = await register(platform.url, metadata);
 			expect(response.status).toBe(400);

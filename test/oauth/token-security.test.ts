@@ -235,6 +235,18 @@ describe("authorization requests: PKCE, redirect URIs, codes, consent", () => {
 		});
 		expect(response.status).toBe(403);
 		expect(await response.text()).toContain("This form was not sent from this page");
+
+		// A NUL in the email is refused as a form that cannot be used, not a failure of ours (it used to reach the query: 500).
+		const page = await (await fetch(interaction, { headers: { cookie: jar.header() } })).text();
+		const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] as string;
+		const withNul = await fetch(new URL(`${interaction.pathname}/sign-in`, platform.url), {
+			method: "POST",
+			headers: { cookie: jar.header(), "content-type": "application/x-www-form-urlencoded" },
+			body: new URLSearchParams({ csrf, email: `${email}\u0000`, password: PASSWORD }),
+			redirect: "manual",
+		});
+		expect(withNul.status).toBe(400);
+		expect(await withNul.text()).toContain("cannot be used here");
 	});
 
 	it("throttles failed sign-ins per email: after five, even the right password is refused for a while", async () => {

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import type { ErrorRequestHandler, RequestHandler } from "express";
 import type { TErrorEnvelope } from "../../../contract/schemas/common";
 import { AppError } from "../../shared/app-error";
 import type { Logger } from "../../shared/logger";
@@ -83,12 +82,6 @@ export function discardRestOfBody(request: IncomingMessage, maxBytes: number): v
 	request.resume();
 }
 
-export function notFoundHandler(): RequestHandler {
-	return (request, response) => {
-		sendError(request, response, new AppError("NOT_FOUND", `No route for ${request.method} ${request.path}`));
-	};
-}
-
 /**
  * Answers any failure with the envelope. Known errors keep their code and status; anything else is
  * our fault: logged with the request id, and the caller learns nothing internal.
@@ -109,14 +102,6 @@ export function respondWithError(logger: Logger, requestId: string, request: Inc
 		return;
 	}
 	sendError(request, response, new AppError("INTERNAL_ERROR", `Internal error; quote request id ${requestId} when reporting it`));
-}
-
-export function errorHandler(logger: Logger): ErrorRequestHandler {
-	return (error, request, response, _next) => {
-		// Express decodes its routes' path parameters (PUT /uploads/:token) and throws URIError on a malformed %-escape.
-		if (error instanceof URIError) return sendError(request, response, AppError.validation([{ field: "path", issue: "Malformed percent-encoding" }]));
-		respondWithError(logger, request.requestId, request, response, error);
-	};
 }
 
 interface ClientErrorAnswer {

@@ -1,14 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { RequestHandler } from "express";
 import { takeRandomBytes } from "../../shared/ids";
-
-declare global {
-	namespace Express {
-		interface Request {
-			requestId: string;
-		}
-	}
-}
 
 const CLIENT_REQUEST_ID = /^[\w.:-]{8,128}$/;
 
@@ -24,11 +15,4 @@ export function assignRequestId(request: IncomingMessage, response: ServerRespon
 	const requestId = typeof incoming === "string" && CLIENT_REQUEST_ID.test(incoming) ? incoming : newRequestId();
 	response.setHeader("X-Request-Id", requestId);
 	return requestId;
-}
-
-export function requestId(): RequestHandler {
-	return (request, response, next) => {
-		request.requestId = assignRequestId(request, response);
-		next();
-	};
 }

@@ -1,34 +1,45 @@
 import type { IncomingMessage } from "node:http";
-import express from "express";
 import { acceptPresignedUpload } from "../../modules/knowledge/accept-presigned-upload";
 import type { PlatformServices } from "../../modules/platform-services";
 import { AppError } from "../../shared/app-error";
+import { sendJson } from "../middleware/errors";
+import type { RawRoute } from "../raw-route";
 
 /** The client hung up before sending every byte: nothing of ours failed, and nobody awaits an answer. */
 function abortedByClient(request: IncomingMessage, error: unknown): boolean {
 	return !(error instanceof AppError) && !request.complete && (request.destroyed || request.socket.destroyed);
 }
 
+const UPLOAD_PATH = /^\/uploads\/([^/]+)\/?$/;
+
 /**
  * PUT /uploads/:token: where local-disk presigned URLs point. Outside the contract because it
  * takes raw bytes and no API key (spec, presigned flow step b); errors use the usual envelope.
  * A PUT the client aborts leaves the document PENDING with nothing stored (the URL stays usable)
- * and is logged at info, not as a failure of ours.
+ * and is logged at info, not as a failure of ours. Absent (404) when uploads go to S3.
  */
-export function createUploadsRouter(services: PlatformServices): express.Router {
-	const router = express.Router();
-	if (!services.selfServedUploads) return router;
-	router.put("/uploads/:token", async (request, response, next) => {
-		try {
-			await acceptPresignedUpload(
-				{ em: services.orm.em.fork(), services },
-				{ token: request.params.token, contentType: request.header("content-type"), contentLength: request.header("content-length"), body: request },
-			);
-			response.status(200).json({ uploaded: true });
-		} catch (error) {
-			if (!abortedByClient(request, error)) return next(error);
-			services.logger.info("presigned upload aborted by the client", { requestId: request.requestId });
-		}
-	});
-	return router;
+export function uploadsRoute(services: PlatformServices): RawRoute {
+	return {
+		name: "presigned upload",
+		matches: (path, method) => method === "PUT" && services.selfServedUploads !== null && UPLOAD_PATH.test(path),
+		errors: "envelope",
+		async handle({ request, response, path, requestId }) {
+			let token: string;
+			try {
+				token = decodeURIComponent(UPLOAD_PATH.exec(path)?.[1] ?? "");
+			} catch {
+				throw AppError.validation([{ field: "path", issue: "Malformed percent-encoding" }]);
+			}
+			try {
+				await acceptPresignedUpload(
+					{ em: services.orm.em.fork(), services },
+					{ token, contentType: request.headers["content-type"], contentLength: request.headers["content-length"], body: request },
+				);
+				sendJson(response, 200, { uploaded: true });
+			} catch (error) {
+				if (!abortedByClient(request, error)) throw error;
+				services.logger.info("presigned upload aborted by the client", { requestId });
+			}
+		},
+	};
 }

@@ -1,3 +1,4 @@
+import { findUnstorableText } from "../../../contract/schemas/common";
 /**
  * What a client may register (RFC 7591), wherever its metadata comes from: a registration, a
  * Client ID Metadata Document, or a registration stored before these rules. Each check returns
@@ -75,6 +76,9 @@ export function isNativeRedirectUri(value: string): boolean {
  * URIs. Returns the offending field and the problem.
  */
 export function clientMetadataSizeProblem(metadata: Record<string, unknown>): { field: string; problem: string } | undefined {
+	// Text PostgreSQL cannot store (NUL, unpaired surrogates) is refused like everywhere else, before it reaches the table.
+	const unstorable = findUnstorableText(metadata)[0];
+	if (unstorable) return { field: String(unstorable[0] ?? "metadata"), problem: "contains NUL (U+0000) or an unpaired UTF-16 surrogate, which cannot be stored" };
 	const total = Buffer.byteLength(JSON.stringify(metadata));
 	if (total > CLIENT_METADATA_MAX_BYTES) return { field: "metadata", problem: `is ${total} bytes; at most ${CLIENT_METADATA_MAX_BYTES} are accepted` };
 	for (const [field, value] of Object.entries(metadata)) {

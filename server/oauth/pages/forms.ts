@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { isStorableText } from "../../../contract/schemas/common";
 import { renderErrorPage } from "./error-page";
 import { PAGE_HEADERS } from "./layout";
 
@@ -28,7 +29,12 @@ export async function readForm(request: IncomingMessage): Promise<URLSearchParam
 		if (size > FORM_BODY_LIMIT) throw new FormError(413, "The form is too large.");
 		chunks.push(chunk);
 	}
-	return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+	const form = new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+	// The same guard as the API's: text PostgreSQL cannot store never reaches a query (it would fail there, as a 500).
+	for (const [name, value] of form) {
+		if (!isStorableText(name) || !isStorableText(value)) throw new FormError(400, "The form contains characters that cannot be used here (NUL or an unpaired surrogate). Type the values again.");
+	}
+	return form;
 }
 
 /** The form, or undefined once a page saying why it could not be read was sent (the connection then closes). */

@@ -1,9 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { recordAuditEvent } from "../modules/audit/record-audit-event";
 import type { PlatformServices } from "../modules/platform-services";
 import { AppError } from "../shared/app-error";
-import { respondWithError } from "./middleware/errors";
+import { renderErrorPage } from "../oauth/pages/error-page";
+import { sendPage } from "../oauth/pages/forms";
+import { respondWithError, sendError } from "./middleware/errors";
+import { assignRequestId } from "./middleware/request-id";
 import { compileRoute, createPipelineState, type Exchange, type RouteDefinition, runPipeline } from "./pipeline";
-import { recordAuditEvent } from "../modules/audit/record-audit-event";
+import type { RawRoute } from "./raw-route";
 
 interface MatchedRoute {
 	method: string;
@@ -28,15 +32,13 @@ function matcherOf(definition: RouteDefinition): MatchedRoute {
 }
 
 /**
- * Every contract route, served straight on node:http through the one pipeline (pipeline.ts): a
- * regex match per route, then the steps. Anything else (presigned-upload PUTs, OAuth and MCP, the
- * 404) goes to `fallback`, the Express app. The runtime's hot path is a route like the others.
+ * The server's one route table: every contract route (the runtime's hot path, knowledge, health,
+ * the dashboard's management API) through the one pipeline (pipeline.ts), then the routes outside
+ * the contract in order (the authorization server and its pages, /mcp, presigned-upload PUTs, the
+ * dashboard's pages and assets), then 404 in the envelope. One matcher, one place where a request
+ * gets its id and its failures their answer.
  */
-export function createContractRouter(
-	services: PlatformServices,
-	definitions: RouteDefinition[],
-	fallback: (request: IncomingMessage, response: ServerResponse) => void,
-): (request: IncomingMessage, response: ServerResponse) => void {
+export function createRouter(services: PlatformServices, definitions: RouteDefinition[], rawRoutes: readonly RawRoute[]): (request: IncomingMessage, response: ServerResponse) => void {
 	const routes = definitions.map(matcherOf);
 	const state = createPipelineState();
 	const { logger } = services;
@@ -52,12 +54,19 @@ export function createContractRouter(
 		}
 	};
 
+	const failRaw = (route: RawRoute, requestId: string, request: IncomingMessage, response: ServerResponse, path: string, error: unknown) => {
+		if (route.errors === "envelope" || response.headersSent) return respondWithError(logger, requestId, request, response, error);
+		logger.error("page failed", { requestId, route: route.name, path, error });
+		sendPage(response, 500, renderErrorPage({ title: "Something went wrong", message: `This page failed on our side. Try again; if it keeps failing, quote ${requestId} to your administrator.` }));
+	};
+
 	return (request, response) => {
 		const url = request.url ?? "/";
 		const queryAt = url.indexOf("?");
 		const path = queryAt === -1 ? url : url.slice(0, queryAt);
+		const method = request.method ?? "GET";
 		for (const route of routes) {
-			if (route.method !== request.method) continue;
+			if (route.method !== method) continue;
 			const match = route.pattern.exec(path);
 			if (!match) continue;
 			const rawParams: Record<string, string> = {};
@@ -68,6 +77,17 @@ export function createContractRouter(
 			runPipeline(exchange, services, state).catch((error) => fail(exchange, error));
 			return;
 		}
-		fallback(request, response);
+		const requestId = assignRequestId(request, response);
+		for (const route of rawRoutes) {
+			if (!route.matches(path, method)) continue;
+			try {
+				const handled = route.handle({ request, response, path, requestId });
+				if (handled instanceof Promise) handled.catch((error) => failRaw(route, requestId, request, response, path, error));
+			} catch (error) {
+				failRaw(route, requestId, request, response, path, error);
+			}
+			return;
+		}
+		sendError(request, response, new AppError("NOT_FOUND", `No route for ${method} ${path}`));
 	};
 }
