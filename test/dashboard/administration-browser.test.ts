@@ -261,9 +261,11 @@ describe("the administration pages in a real browser", { timeout: 180_000 }, () 
 		await page.goto(`${platform.url}/workspaces/${workspace.workspaceId}/api-keys`);
 		await page.getByRole("heading", { name: "API keys", level: 1 }).waitFor();
 		const create = page.getByRole("button", { name: "Create API key" });
-		for (let presses = 0; presses < 40 && !(await create.evaluate((element) => element === document.activeElement)); presses++) await page.keyboard.press("Tab");
-		await expect(create.evaluate((element) => element === document.activeElement)).resolves.toBe(true);
-		await expect(create.evaluate((element) => getComputedStyle(element).outlineStyle)).resolves.toBe("solid");
+		const focused = () => create.evaluate((element) => (element as unknown as { ownerDocument: { activeElement: unknown } }).ownerDocument.activeElement === element);
+		for (let presses = 0; presses < 40 && !(await focused()); presses++) await page.keyboard.press("Tab");
+		await expect(focused()).resolves.toBe(true);
+		// The focus ring (app.css :focus-visible) is drawn.
+		await expect(create.evaluate((element) => (globalThis as unknown as { getComputedStyle(target: unknown): { outlineStyle: string } }).getComputedStyle(element).outlineStyle)).resolves.toBe("solid");
 		await page.keyboard.press("Enter");
 		const dialog = page.getByRole("dialog", { name: "Create an API key" });
 		await dialog.waitFor();
@@ -290,7 +292,10 @@ describe("the administration pages in a real browser", { timeout: 180_000 }, () 
 				await page.goto(`${platform.url}${path}`);
 				await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
 				await page.getByRole("table").or(page.getByRole("checkbox")).first().waitFor();
-				const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+				const overflow = await page.evaluate(() => {
+					const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+					return root.scrollWidth - root.clientWidth;
+				});
 				expect(overflow, `${path} at ${width} px`).toBeLessThanOrEqual(0);
 			}
 			await context.close();
