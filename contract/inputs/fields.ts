@@ -13,6 +13,8 @@ export const organizationId = z
 	.string()
 	.min(1)
 	.max(100)
+	// Kept by `.required()` (the dashboard's paths name the organization), which unwraps the optional.
+	.describe("The organization to act on")
 	.optional()
 	.describe("The organization to act on (an id from list_organizations); required only for a connection to all of the user's organizations");
 

@@ -79,10 +79,12 @@ export const invitationsContract = c.router({
 	describeInvitation: {
 		method: "GET",
 		path: "/management/invitations/:token",
-		summary: "Where an invitation link leads, as whom, and whether it can still be used (no session needed)",
+		summary: "Where an invitation link leads, as whom, and whether it can still be used",
+		description: "The invitation page calls it before anyone signs in: the link's token (256 bits, stored hashed) is the only credential.",
 		pathParams: ZDescribeInvitationInput,
 		responses: { 200: ZInvitationDescription, ...errors },
-		metadata: metadata({ operationId: "describeInvitation", tags: ["Invitations"], session: "sign-in" }),
+		// No session, nothing changed: public, like /healthz.
+		metadata: metadata({ operationId: "describeInvitation", tags: ["Invitations"] }),
 	},
 	acceptInvitation: {
 		method: "POST",

@@ -39,7 +39,7 @@ export const keysContract = c.router({
 		path: "/management/workspaces/:workspaceId/api-keys",
 		summary: "The workspace's API keys, newest first: name, prefix, scopes, created, last used (never the secret)",
 		pathParams: workspacePath,
-		query: z.object({ includeRevoked: z.enum(["true", "false"]).optional() }).strict(),
+		query: z.object({ includeRevoked: z.enum(["true", "false"]).optional().describe("true: revoked keys too (default false)") }).strict(),
 		responses: { 200: z.object({ data: z.array(ZApiKey) }), ...errors },
 		metadata: metadata({ operationId: "listApiKeys", tags: ["API keys"], session: "required" }),
 	},
