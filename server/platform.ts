@@ -199,7 +199,7 @@ export async function createPlatformServices(
 			patterns,
 			providers: new ProviderAdapters(secrets, notifications, upstream),
 			deployments: new DeploymentResolver(notifications),
-			apiKeys: new ApiKeyCache(notifications),
+			apiKeys: new ApiKeyCache(notifications, logger),
 			quotas,
 			traces,
 			generations,

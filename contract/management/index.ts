@@ -1,5 +1,10 @@
 import { c } from "../common";
 import { accountContract } from "./account";
+import { credentialsContract } from "./credentials";
+import { invitationsContract } from "./invitations";
+import { keysContract } from "./keys";
+import { membersContract } from "./members";
+import { organizationsContract } from "./organizations";
 import { sessionContract } from "./session";
 
 /**
@@ -10,8 +15,18 @@ import { sessionContract } from "./session";
 export const managementContract = c.router({
 	session: sessionContract,
 	account: accountContract,
+	keys: keysContract,
+	credentials: credentialsContract,
+	members: membersContract,
+	invitations: invitationsContract,
+	organizations: organizationsContract,
 });
 export type ManagementContract = typeof managementContract;
 
 export * from "./account";
+export * from "./credentials";
+export * from "./invitations";
+export * from "./keys";
+export * from "./members";
+export * from "./organizations";
 export * from "./session";

@@ -58,6 +58,32 @@ export const ADMINISTRATION_COMMANDS: CommandSpec[] = [
 		flags: [organizationFlag, userFlag],
 	},
 	{
+		path: "invitation list",
+		summary: "An organization's invitations not yet used or revoked (pending, or expired in the last 30 days)",
+		tool: "list_invitations",
+		flags: [organizationFlag],
+		table: { list: "invitations", columns: ["id", "email", "role", "status", "expiresAt", "invitedByEmail"], empty: "No pending invitations." },
+	},
+	{
+		path: "invitation create",
+		summary: "A single-use link, valid for 7 days, for someone to join an organization with a role",
+		details:
+			"The person opens the link to set their password (or signs in, with an account already). No email is sent: hand the link on. The link is built on PUBLIC_BASE_URL. A pending invitation for the same email is replaced.",
+		tool: "create_invitation",
+		flags: [
+			organizationFlag,
+			flag("email", "string", "The invited person's email address", { placeholder: "EMAIL", required: true }),
+			flag("role", "string", "The role they join with", { choices: MEMBER_ROLE_CHOICES, required: true }),
+		],
+		notice: "The invitation link is shown this once: hand it to the person now.",
+	},
+	{
+		path: "invitation revoke",
+		summary: "Withdraw an invitation; its link stops working",
+		tool: "revoke_invitation",
+		flags: [organizationFlag, flag("id", "string", "The invitation's id (admin invitation list)", { key: "invitationId", placeholder: "ID", required: true })],
+	},
+	{
 		path: "user create",
 		summary: "A new user, member of an organization with a role",
 		useCase: "createUser",
@@ -112,6 +138,13 @@ export const ADMINISTRATION_COMMANDS: CommandSpec[] = [
 			flag("api-key", "string", "The provider's API key ('-' reads it from standard input)", { placeholder: "KEY", required: true, readsStdin: true }),
 			flag("base-url", "string", "API base URL; required for openai-compatible", { placeholder: "URL" }),
 		],
+	},
+	{
+		path: "provider-credential test",
+		summary: "Check that the provider accepts the stored key (one free call: its models list)",
+		details: "Goes through the egress policy like generations; a base URL it refuses is reported with the reason. Never prints the key.",
+		tool: "test_provider_credential",
+		flags: [workspaceFlag, providerFlag],
 	},
 	{
 		path: "provider-credential delete",

@@ -21,6 +21,7 @@ export const GROUPS: Readonly<Record<string, string>> = {
 	organization: "Organizations: list them; turn administration over MCP off or on",
 	workspace: "Workspaces of an organization",
 	member: "Members of an organization and their roles",
+	invitation: "Invitation links to join an organization",
 	user: "Users (create one as a member of an organization)",
 	"api-key": "API keys of a workspace for the runtime and knowledge APIs",
 	"provider-credential": "Model-provider credentials of a workspace",

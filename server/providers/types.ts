@@ -45,6 +45,14 @@ export interface ProviderAdapter {
 	stream(request: GenerationRequest, signal: Cancellation): AsyncIterable<ProviderStreamEvent>;
 	/** One vector per text, in input order. */
 	embed(texts: string[], model: string, signal?: AbortSignal): Promise<number[][]>;
+	/** Whether the provider accepts the credential (credential-check.ts): its models list; a refusal is a ProviderError. */
+	verifyCredential(signal: Cancellation): Promise<CredentialCheck>;
+}
+
+/** What a provider said when it accepted a credential: how many models it offers (null when it did not say) and the first few. */
+export interface CredentialCheck {
+	modelCount: number | null;
+	models: string[];
 }
 
 /** A decrypted credential: lives in memory only, never logged nor returned. */

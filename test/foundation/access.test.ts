@@ -91,7 +91,7 @@ describe("authorization of use cases", () => {
 			.getConnection()
 			.execute<{ id: string }[]>("select id from api_keys where workspace_id = ? limit 1", [home.workspaceId]);
 		const key = createUseCaseContext(platform.services, { kind: "api_key", apiKeyId: principal.id, workspaceId: home.workspaceId, scopes: new Set(["knowledge:read", "knowledge:write", "runtime:execute"]) });
-		expect((await refusal(createApiKey(key, { name: "k" }))).code).toBe("FORBIDDEN");
+		expect((await refusal(createApiKey(key, { workspaceId: home.workspaceId, name: "k" }))).code).toBe("FORBIDDEN");
 		expect((await refusal(listKnowledgeSources(key, { workspaceId: elsewhere.workspaceId, limit: 10 }))).code).toBe("NOT_FOUND");
 	});
 });

@@ -60,7 +60,7 @@ describe("spec authentication table", () => {
 	it("revocation takes effect on the very next request", async () => {
 		const { id, key } = await workspace.createKey(["knowledge:read"]);
 		expect((await platform.request("GET", "/knowledge/sources", { key })).status).toBe(200);
-		await revokeApiKey(platform.operator(), { id });
+		await revokeApiKey(platform.operator(), { apiKeyId: id });
 		await expectEnvelope(await platform.request("GET", "/knowledge/sources", { key }), 401, "INVALID_CREDENTIALS");
 	});
 

@@ -222,8 +222,18 @@ describe("MCP control plane tools", () => {
 		]);
 		expect(await admin.call("delete_provider_credential", { workspaceId, provider: "mistral" })).toEqual({ provider: "mistral", deleted: true });
 		expect((await admin.call<{ credentials: unknown[] }>("list_provider_credentials", { workspaceId })).credentials).toHaveLength(1);
+		expect(await admin.call("test_provider_credential", { workspaceId, provider: "openai" })).toMatchObject({ provider: "openai", works: true });
+
+		const invited = await admin.call<{ id: string; url: string }>("create_invitation", { email: "Invited-Over-MCP@example.com", role: "member" });
+		expect(invited).toMatchObject({ email: "invited-over-mcp@example.com", role: "member", status: "pending", url: expect.stringMatching(/\/invitations\/[\w-]{43}$/) });
+		expect(invited).not.toHaveProperty("token");
+		expect(await admin.fail("create_invitation", { email: "boss@example.com", role: "owner" })).toBe("FORBIDDEN: Only an owner invites an owner");
+		expect((await admin.call<{ invitations: { id: string }[] }>("list_invitations", {})).invitations.map((found) => found.id)).toEqual([invited.id]);
+		expect(await admin.call("revoke_invitation", { invitationId: invited.id })).toMatchObject({ id: invited.id });
+		expect((await admin.call<{ invitations: unknown[] }>("list_invitations", {})).invitations).toEqual([]);
 
 		const audit = await auditOf(admin.principal.connectionId);
+		expect(JSON.stringify(audit)).not.toContain(invited.url);
 		const stored = audit.find((row) => row.action === "mcp.set_provider_credential");
 		expect(stored?.details.arguments).toEqual({ workspaceId, provider: "mistral", apiKey: "[redacted]" });
 		expect(JSON.stringify(audit)).not.toContain(secret);
@@ -309,6 +319,10 @@ describe("MCP control plane tools", () => {
 		list_provider_credentials: {},
 		set_provider_credential: { provider: "mistral", apiKey: "sk-denied-0000" },
 		delete_provider_credential: { provider: "openai" },
+		test_provider_credential: { provider: "openai" },
+		list_invitations: {},
+		create_invitation: { email: "denied@example.com", role: "viewer" },
+		revoke_invitation: { invitationId: "inv_missing" },
 		list_evaluation_datasets: {},
 		get_evaluation_dataset: { datasetId: "evds_missing" },
 		create_evaluation_dataset: { name: "Denied" },

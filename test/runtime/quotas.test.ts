@@ -172,7 +172,7 @@ describe("quotas", () => {
 		const key = await workspace.createKey(["runtime:execute"]);
 		expect((await execute(platform.url, key.key)).status).toBe(200);
 		expect((await execute(secondInstance.url, key.key)).status).toBe(200);
-		await revokeApiKey(platform.operator(), { id: key.id });
+		await revokeApiKey(platform.operator(), { apiKeyId: key.id });
 		for (const baseUrl of [platform.url, secondInstance.url]) {
 			const response = await execute(baseUrl, key.key);
 			expect(response.status).toBe(401);

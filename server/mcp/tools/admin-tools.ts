@@ -1,21 +1,32 @@
 import { z } from "zod";
-import { SCOPES } from "../../../contract/common";
+import { ZCreateApiKeyInput, ZListApiKeysInput, ZRevokeApiKeyInput } from "../../../contract/inputs/api-keys";
+import { ZCreateInvitationInput, ZListInvitationsInput, ZRevokeInvitationInput } from "../../../contract/inputs/invitations";
+import { ZListMembersInput, ZRemoveMemberInput, ZUpdateMemberRoleInput } from "../../../contract/inputs/members";
+import {
+	ZDeleteProviderCredentialInput,
+	ZListProviderCredentialsInput,
+	ZSetProviderCredentialInput,
+	ZTestProviderCredentialInput,
+} from "../../../contract/inputs/provider-credentials";
 import { createApiKey } from "../../modules/api-keys/create-api-key";
 import { listApiKeys } from "../../modules/api-keys/list-api-keys";
 import { revokeApiKey } from "../../modules/api-keys/revoke-api-key";
+import { createInvitation } from "../../modules/invitations/create-invitation";
+import { listInvitations } from "../../modules/invitations/list-invitations";
+import { revokeInvitation } from "../../modules/invitations/revoke-invitation";
 import { listMembers } from "../../modules/members/list-members";
 import { removeMember } from "../../modules/members/remove-member";
 import { updateMemberRole } from "../../modules/members/update-member-role";
 import { deleteProviderCredential } from "../../modules/provider-credentials/delete-provider-credential";
 import { listProviderCredentials } from "../../modules/provider-credentials/list-provider-credentials";
 import { setProviderCredential } from "../../modules/provider-credentials/set-provider-credential";
-import { MEMBER_ROLES, PROVIDERS } from "../../db/entities";
+import { testProviderCredential } from "../../modules/provider-credentials/test-provider-credential";
+import { MEMBER_ROLES } from "../../db/entities";
 import { DESTRUCTIVE, defineTool, type McpTool, READ_ONLY, WRITES } from "../tool-definition";
-import { deleted, nullable, organizationId, timestamp, workspaceId } from "./fields";
+import { deleted, nullable, timestamp } from "./fields";
 
+/** The arguments are the use cases' inputs (contract/inputs/), as the dashboard's routes and the operator CLI take them. */
 const role = z.enum(MEMBER_ROLES);
-const userId = z.string().min(1).max(100).describe("The member's user id (list_members)");
-const provider = z.enum(PROVIDERS).describe("Model provider");
 const credential = z.object({
 	id: z.string(),
 	workspaceId: z.string(),
@@ -24,13 +35,24 @@ const credential = z.object({
 	baseUrl: nullable(z.string()),
 	updatedAt: timestamp(),
 });
+const invitation = {
+	id: z.string().describe("The invitation's id"),
+	organizationId: z.string(),
+	email: z.string(),
+	role: z.enum(MEMBER_ROLES),
+	status: z.enum(["pending", "expired", "accepted", "revoked"]),
+	invitedByUserId: nullable(z.string()),
+	invitedByEmail: nullable(z.string()),
+	expiresAt: timestamp(),
+	createdAt: timestamp(),
+};
 
 export const ADMIN_TOOLS: McpTool[] = [
 	defineTool({
 		name: "list_members",
 		title: "List members",
 		description: "The organization's members with their roles (owner, admin, member, viewer).",
-		inputSchema: { organizationId },
+		inputSchema: ZListMembersInput.shape,
 		outputSchema: { members: z.array(z.object({ userId: z.string(), email: z.string(), name: nullable(z.string()), role, joinedAt: timestamp() })) },
 		annotations: READ_ONLY,
 		permission: "administration:read",
@@ -40,7 +62,7 @@ export const ADMIN_TOOLS: McpTool[] = [
 		name: "update_member_role",
 		title: "Change a member's role",
 		description: "Changes a member's role. Only owners grant or take away the owner role; the last owner cannot be demoted.",
-		inputSchema: { organizationId, userId, role: role.describe("The new role") },
+		inputSchema: ZUpdateMemberRoleInput.shape,
 		outputSchema: { userId: z.string(), role },
 		annotations: DESTRUCTIVE,
 		permission: "administration:write",
@@ -50,7 +72,7 @@ export const ADMIN_TOOLS: McpTool[] = [
 		name: "remove_member",
 		title: "Remove a member",
 		description: "Removes a user from the organization (their account stays). The last owner cannot be removed; only owners remove owners.",
-		inputSchema: { organizationId, userId },
+		inputSchema: ZRemoveMemberInput.shape,
 		outputSchema: { userId: z.string(), removed: z.literal(true) },
 		annotations: DESTRUCTIVE,
 		permission: "administration:write",
@@ -60,7 +82,7 @@ export const ADMIN_TOOLS: McpTool[] = [
 		name: "list_api_keys",
 		title: "List API keys",
 		description: "The workspace's API keys: name, prefix, scopes, last use (never the secret).",
-		inputSchema: { workspaceId, includeRevoked: z.boolean().optional().describe("Also list revoked keys (default false)") },
+		inputSchema: ZListApiKeysInput.shape,
 		outputSchema: {
 			apiKeys: z.array(
 				z.object({
@@ -83,11 +105,7 @@ export const ADMIN_TOOLS: McpTool[] = [
 		name: "create_api_key",
 		title: "Create an API key",
 		description: "Creates a workspace API key for the runtime and knowledge APIs. The secret is in this answer only: hand it to the user now, it is never shown again.",
-		inputSchema: {
-			workspaceId,
-			name: z.string().min(1).max(200).describe("What the key is for"),
-			scopes: z.array(z.enum(SCOPES)).min(1).optional().describe("Default ['runtime:execute']; knowledge:read and knowledge:write are opt-in"),
-		},
+		inputSchema: ZCreateApiKeyInput.shape,
 		outputSchema: {
 			id: z.string(),
 			key: z.string().describe("The whole secret, shown once"),
@@ -104,12 +122,12 @@ export const ADMIN_TOOLS: McpTool[] = [
 		name: "revoke_api_key",
 		title: "Revoke an API key",
 		description: "Revokes an API key; its next request, on any server instance, fails with INVALID_CREDENTIALS.",
-		inputSchema: { workspaceId, apiKeyId: z.string().min(1).max(100).describe("The key's id (list_api_keys)") },
+		inputSchema: ZRevokeApiKeyInput.shape,
 		outputSchema: { id: z.string(), revokedAt: timestamp() },
 		annotations: DESTRUCTIVE,
 		permission: "administration:write",
 		run: async (context, input) => {
-			const revoked = await revokeApiKey(context, { workspaceId: input.workspaceId, id: input.apiKeyId });
+			const revoked = await revokeApiKey(context, input);
 			return { id: revoked.id, revokedAt: revoked.revokedAt.toISOString() };
 		},
 	}),
@@ -117,7 +135,7 @@ export const ADMIN_TOOLS: McpTool[] = [
 		name: "list_provider_credentials",
 		title: "List provider credentials",
 		description: "The workspace's model-provider credentials: provider, base URL and the key's last four characters only.",
-		inputSchema: { workspaceId },
+		inputSchema: ZListProviderCredentialsInput.shape,
 		outputSchema: { credentials: z.array(credential) },
 		annotations: READ_ONLY,
 		permission: "administration:read",
@@ -127,13 +145,7 @@ export const ADMIN_TOOLS: McpTool[] = [
 		name: "set_provider_credential",
 		title: "Set a provider credential",
 		description: "Stores (or replaces) the workspace's API key for a model provider, encrypted; used by the very next generation. The key is never returned.",
-		inputSchema: {
-			workspaceId,
-			provider,
-			apiKey: z.string().min(1).max(1000).describe("The provider's API key"),
-			// Checked by the use case ("Must be an http(s) URL"): a `format: uri` is refused by some clients' schema dialects.
-			baseUrl: z.string().max(2000).optional().describe("API base URL, an http(s) URL such as https://api.example.com/v1; required for openai-compatible"),
-		},
+		inputSchema: ZSetProviderCredentialInput.shape,
 		outputSchema: credential.shape,
 		annotations: DESTRUCTIVE,
 		permission: "administration:write",
@@ -144,10 +156,63 @@ export const ADMIN_TOOLS: McpTool[] = [
 		name: "delete_provider_credential",
 		title: "Delete a provider credential",
 		description: "Deletes the workspace's credential for a provider; generations with that provider are refused from the next call.",
-		inputSchema: { workspaceId, provider },
+		inputSchema: ZDeleteProviderCredentialInput.shape,
 		outputSchema: { provider: z.string(), ...deleted },
 		annotations: DESTRUCTIVE,
 		permission: "administration:write",
 		run: (context, input) => deleteProviderCredential(context, input),
+	}),
+	defineTool({
+		name: "test_provider_credential",
+		title: "Test a provider credential",
+		description:
+			"Checks whether the provider accepts the workspace's stored key, with one free call (the provider's models list) through the same egress policy as generations. Answers works true or false with the reason (the key refused, a base URL not allowed, no answer); never the key.",
+		inputSchema: ZTestProviderCredentialInput.shape,
+		outputSchema: {
+			provider: z.string(),
+			works: z.boolean().describe("Whether the provider accepted the stored key"),
+			message: z.string().describe("What happened, or why it does not work"),
+			modelCount: nullable(z.number()).describe("Models the provider lists (null when it did not say)"),
+			models: z.array(z.string()).describe("The first few of them"),
+			checkedAt: timestamp(),
+		},
+		// Reaches the provider (outside the platform) but changes nothing.
+		annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+		permission: "administration:write",
+		run: (context, input) => testProviderCredential(context, input),
+	}),
+	defineTool({
+		name: "list_invitations",
+		title: "List invitations",
+		description: "The organization's invitations not yet used or revoked: pending ones and those that expired in the last 30 days (never their links).",
+		inputSchema: ZListInvitationsInput.shape,
+		outputSchema: { invitations: z.array(z.object(invitation)) },
+		annotations: READ_ONLY,
+		permission: "administration:read",
+		run: async (context, input) => ({ invitations: await listInvitations(context, input) }),
+	}),
+	defineTool({
+		name: "create_invitation",
+		title: "Invite someone",
+		description:
+			"Creates a single-use invitation link, valid for 7 days, for a person to join the organization with a role: they open it to set their password (or sign in, if they have an account). No email is sent: hand the link in this answer to the person now, it is never shown again. Only owners invite owners; a pending invitation for the same email is replaced.",
+		inputSchema: ZCreateInvitationInput.shape,
+		outputSchema: { ...invitation, url: z.string().describe("The invitation link, shown once") },
+		annotations: WRITES,
+		permission: "administration:write",
+		run: async (context, input) => {
+			const { token: _token, ...created } = await createInvitation(context, input);
+			return created;
+		},
+	}),
+	defineTool({
+		name: "revoke_invitation",
+		title: "Revoke an invitation",
+		description: "Withdraws an invitation: its link stops working (the page says it was withdrawn). One already accepted is a membership: remove the member instead.",
+		inputSchema: ZRevokeInvitationInput.shape,
+		outputSchema: { id: z.string(), revokedAt: timestamp() },
+		annotations: DESTRUCTIVE,
+		permission: "administration:write",
+		run: (context, input) => revokeInvitation(context, input),
 	}),
 ];

@@ -11,13 +11,7 @@ import { ZVariableValue } from "../../modules/assistants/assistant-config";
  * instead of `z.record(z.unknown())`; and a fresh schema (a function) wherever one tool uses the same
  * field twice, since a zod instance met a second time is written as a `$ref` to the first.
  */
-export const workspaceId = z.string().min(1).max(100).describe("The workspace to act on (an id from list_workspaces)");
-export const organizationId = z
-	.string()
-	.min(1)
-	.max(100)
-	.optional()
-	.describe("The organization to act on (an id from list_organizations); required only for a connection to all of the user's organizations");
+export { organizationId, workspaceId } from "../../../contract/inputs/fields";
 export const assistantSlug = z.string().min(1).max(63).describe("The assistant's slug, e.g. 'support-bot' (list_assistants)");
 export const environmentSlug = z.string().min(1).max(63).describe("An environment slug, e.g. 'production' or 'staging' (list_environments)");
 export const timestamp = () => z.string().describe("ISO-8601 UTC");

@@ -1,7 +1,9 @@
-import { SCOPES, type Scope } from "../../../contract/common";
+import type { Scope } from "../../../contract/common";
+import { type CreateApiKeyInput, ZCreateApiKeyInput } from "../../../contract/inputs/api-keys";
 import { ApiKeySchema, WorkspaceSchema } from "../../db/entities";
 import { AppError } from "../../shared/app-error";
 import { newId } from "../../shared/ids";
+import { parseUseCaseInput } from "../../shared/use-case-input";
 import { actingUserId, authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { generateApiKey } from "./api-key-format";
@@ -18,27 +20,15 @@ export interface CreatedApiKey {
 	workspaceId: string;
 }
 
-export function parseScopes(scopes: readonly string[]): Scope[] {
-	const unknown = scopes.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
-	if (unknown.length > 0) {
-		throw AppError.validation(
-			unknown.map((scope) => ({ field: "scopes", issue: `Unknown scope '${scope}'; expected one of ${SCOPES.join(", ")}` })),
-		);
-	}
-	if (scopes.length === 0) throw AppError.validation([{ field: "scopes", issue: "At least one scope is required" }]);
-	return [...new Set(scopes)] as Scope[];
-}
-
-/** A new key for the workspace; the whole secret is in the result and nowhere else, ever. */
-export async function createApiKey(
-	context: UseCaseContext,
-	input: { workspaceId?: string; name: string; scopes?: readonly string[]; createdByUserId?: string | null },
-): Promise<CreatedApiKey> {
+/**
+ * A new key for the workspace; the whole secret is in the result and nowhere else, ever. The key
+ * is attributed to the person acting, or to `createdByUserId` (bootstrap: the owner it creates).
+ */
+export async function createApiKey(context: UseCaseContext, input: CreateApiKeyInput, options: { createdByUserId?: string | null } = {}): Promise<CreatedApiKey> {
 	const { em } = context;
-	const scopes = parseScopes(input.scopes ?? DEFAULT_API_KEY_SCOPES);
-	const name = input.name.trim();
-	if (!name) throw AppError.validation([{ field: "name", issue: "Required" }]);
-	const workspace = await em.findOne(WorkspaceSchema, { id: await authorizeWorkspace(context, "administration:write", input.workspaceId) });
+	const { name, ...parsed } = parseUseCaseInput(ZCreateApiKeyInput, input);
+	const scopes = [...new Set(parsed.scopes ?? DEFAULT_API_KEY_SCOPES)];
+	const workspace = await em.findOne(WorkspaceSchema, { id: await authorizeWorkspace(context, "administration:write", parsed.workspaceId) });
 	if (!workspace) throw AppError.notFound("Workspace");
 	const { key, keyHash, keyPrefix } = generateApiKey();
 	const id = newId("key");
@@ -49,7 +39,7 @@ export async function createApiKey(
 		keyHash,
 		keyPrefix,
 		scopes,
-		createdByUser: input.createdByUserId ?? actingUserId(context),
+		createdByUser: options.createdByUserId ?? actingUserId(context),
 		lastUsedAt: null,
 		revokedAt: null,
 	});

@@ -1,4 +1,6 @@
+import { type ListApiKeysInput, ZListApiKeysInput } from "../../../contract/inputs/api-keys";
 import { ApiKeySchema } from "../../db/entities";
+import { parseUseCaseInput } from "../../shared/use-case-input";
 import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 
@@ -14,9 +16,10 @@ export interface ApiKeyView {
 	createdAt: string;
 }
 
-export async function listApiKeys(context: UseCaseContext, input: { workspaceId?: string; includeRevoked?: boolean }): Promise<ApiKeyView[]> {
-	const workspaceId = await authorizeWorkspace(context, "administration:read", input.workspaceId);
-	const keys = await context.em.find(ApiKeySchema, input.includeRevoked ? { workspace: workspaceId } : { workspace: workspaceId, revokedAt: null }, { orderBy: { createdAt: "desc" } });
+export async function listApiKeys(context: UseCaseContext, input: ListApiKeysInput): Promise<ApiKeyView[]> {
+	const { workspaceId: named, includeRevoked } = parseUseCaseInput(ZListApiKeysInput, input);
+	const workspaceId = await authorizeWorkspace(context, "administration:read", named);
+	const keys = await context.em.find(ApiKeySchema, includeRevoked ? { workspace: workspaceId } : { workspace: workspaceId, revokedAt: null }, { orderBy: { createdAt: "desc" } });
 	return keys.map((key) => ({
 		id: key.id,
 		name: key.name,

@@ -1,4 +1,6 @@
+import { ZListMembersInput } from "../../../contract/inputs/members";
 import { type MemberRole, MembershipSchema, UserSchema } from "../../db/entities";
+import { parseUseCaseInput } from "../../shared/use-case-input";
 import { authorizeOrganization } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 
@@ -11,7 +13,7 @@ export interface MemberView {
 }
 
 export async function listMembers(context: UseCaseContext, input: { organizationId?: string }): Promise<MemberView[]> {
-	const { organizationId } = await authorizeOrganization(context, "administration:read", input.organizationId);
+	const { organizationId } = await authorizeOrganization(context, "administration:read", parseUseCaseInput(ZListMembersInput, input).organizationId);
 	const memberships = await context.em.find(MembershipSchema, { organization: organizationId });
 	const users = new Map((await context.em.find(UserSchema, { id: { $in: memberships.map((membership) => membership.user) } }, { fields: ["id", "email", "name"] })).map((user) => [user.id, user]));
 	return memberships

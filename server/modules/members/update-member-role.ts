@@ -1,5 +1,6 @@
-import { MEMBER_ROLES, type MemberRole } from "../../db/entities";
+import { ZUpdateMemberRoleInput } from "../../../contract/inputs/members";
 import { AppError } from "../../shared/app-error";
+import { parseUseCaseInput } from "../../shared/use-case-input";
 import { authorizeOrganization } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { lockMembership, refuseLastOwner } from "./find-membership";
@@ -13,11 +14,10 @@ export async function updateMemberRole(
 	context: UseCaseContext,
 	input: { organizationId?: string; userId: string; role: string },
 ): Promise<Pick<MemberView, "userId" | "role">> {
-	if (!(MEMBER_ROLES as readonly string[]).includes(input.role)) throw AppError.validation([{ field: "role", issue: `Expected one of ${MEMBER_ROLES.join(", ")}` }]);
-	const role = input.role as MemberRole;
-	const { organizationId, role: callerRole } = await authorizeOrganization(context, "administration:write", input.organizationId);
+	const { organizationId: named, userId, role } = parseUseCaseInput(ZUpdateMemberRoleInput, input);
+	const { organizationId, role: callerRole } = await authorizeOrganization(context, "administration:write", named);
 	return context.em.transactional(async (tx) => {
-		const { membership, owners } = await lockMembership(tx, organizationId, input.userId);
+		const { membership, owners } = await lockMembership(tx, organizationId, userId);
 		if ((role === "owner" || membership.role === "owner") && callerRole !== null && callerRole !== "owner") {
 			throw new AppError("FORBIDDEN", "Only an owner grants or takes away the owner role");
 		}

@@ -1,4 +1,6 @@
+import { ZSetOrganizationMcpAdministrationInput } from "../../../contract/inputs/organizations";
 import { OrganizationSchema } from "../../db/entities";
+import { parseUseCaseInput } from "../../shared/use-case-input";
 import type { UseCaseContext } from "../platform-services";
 import { authorizeOrganization } from "../access/authorize";
 
@@ -11,7 +13,8 @@ export async function setOrganizationMcpAdministration(
 	context: UseCaseContext,
 	input: { organizationId: string; enabled: boolean },
 ): Promise<{ organizationId: string; mcpAdministration: "enabled" | "disabled" }> {
-	const { organizationId } = await authorizeOrganization(context, "organization:settings", input.organizationId);
-	await context.em.nativeUpdate(OrganizationSchema, { id: organizationId }, { mcpAdminDisabled: !input.enabled });
-	return { organizationId, mcpAdministration: input.enabled ? "enabled" : "disabled" };
+	const { organizationId: named, enabled } = parseUseCaseInput(ZSetOrganizationMcpAdministrationInput, input);
+	const { organizationId } = await authorizeOrganization(context, "organization:settings", named);
+	await context.em.nativeUpdate(OrganizationSchema, { id: organizationId }, { mcpAdminDisabled: !enabled });
+	return { organizationId, mcpAdministration: enabled ? "enabled" : "disabled" };
 }

@@ -1,7 +1,9 @@
+import { type SetProviderCredentialInput, ZSetProviderCredentialInput } from "../../../contract/inputs/provider-credentials";
 import { defineChannel } from "../../db/notifications";
-import { PROVIDERS, type ProviderName, ProviderCredentialSchema, WorkspaceSchema } from "../../db/entities";
+import { type ProviderName, ProviderCredentialSchema, WorkspaceSchema } from "../../db/entities";
 import { AppError, type FieldIssue } from "../../shared/app-error";
 import { newId } from "../../shared/ids";
+import { parseUseCaseInput } from "../../shared/use-case-input";
 import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 
@@ -25,21 +27,17 @@ export interface ProviderCredentialView {
  * Returns once every server process has dropped its cached client for the workspace, so the very
  * next generation anywhere uses the new key (the trigger's own NOTIFY arrives asynchronously).
  */
-export async function setProviderCredential(
-	context: UseCaseContext,
-	input: { workspaceId?: string; provider: string; apiKey: string; baseUrl?: string | null },
-): Promise<ProviderCredentialView> {
+export async function setProviderCredential(context: UseCaseContext, input: Omit<SetProviderCredentialInput, "provider"> & { provider: string }): Promise<ProviderCredentialView> {
 	const { em, services } = context;
+	const parsed = parseUseCaseInput(ZSetProviderCredentialInput, input);
 	const issues: FieldIssue[] = [];
-	if (!(PROVIDERS as readonly string[]).includes(input.provider)) {
-		issues.push({ field: "provider", issue: `Expected one of ${PROVIDERS.join(", ")}` });
-	}
-	if (!input.apiKey.trim()) issues.push({ field: "apiKey", issue: "Required" });
+	const apiKey = parsed.apiKey.trim();
+	if (!apiKey) issues.push({ field: "apiKey", issue: "Required" });
 	let baseUrl: string | null = null;
-	if (input.baseUrl) {
+	if (parsed.baseUrl) {
 		let url: URL | undefined;
 		try {
-			url = new URL(input.baseUrl);
+			url = new URL(parsed.baseUrl);
 			if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("protocol");
 			baseUrl = url.toString().replace(/\/+$/, "");
 		} catch {
@@ -49,15 +47,14 @@ export async function setProviderCredential(
 		// names are judged at every call, by what they resolve to then (server/egress).
 		const refusal = baseUrl && url ? services.egress.policy.refusalOfLiteral(url) : undefined;
 		if (refusal) issues.push({ field: "baseUrl", issue: `Refused by the egress policy: ${refusal.message}` });
-	} else if (input.provider === "openai-compatible") {
+	} else if (parsed.provider === "openai-compatible") {
 		issues.push({ field: "baseUrl", issue: "Required for openai-compatible" });
 	}
 	if (issues.length > 0) throw AppError.validation(issues);
-	const workspaceId = await authorizeWorkspace(context, "administration:write", input.workspaceId);
+	const workspaceId = await authorizeWorkspace(context, "administration:write", parsed.workspaceId);
 	if (!(await em.findOne(WorkspaceSchema, { id: workspaceId }))) throw AppError.notFound("Workspace");
 
-	const provider = input.provider as ProviderName;
-	const apiKey = input.apiKey.trim();
+	const provider = parsed.provider;
 	const existing = await em.findOne(ProviderCredentialSchema, { workspace: workspaceId, provider });
 	const credential =
 		existing ??

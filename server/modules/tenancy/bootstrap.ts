@@ -22,7 +22,7 @@ export async function bootstrapInstallation(
 		const organization = await createOrganization(inTransaction, { name: input.organization });
 		const user = await createUser(inTransaction, { email: input.email, password: input.password, organizationId: organization.id, role: "owner" });
 		const workspace = await createWorkspace(inTransaction, { organizationId: organization.id, name: input.workspace });
-		const apiKey = await createApiKey(inTransaction, { workspaceId: workspace.id, name: "Bootstrap key", scopes: SCOPES, createdByUserId: user.userId });
+		const apiKey = await createApiKey(inTransaction, { workspaceId: workspace.id, name: "Bootstrap key", scopes: [...SCOPES] }, { createdByUserId: user.userId });
 		return { organizationId: organization.id, workspaceId: workspace.id, userId: user.userId, apiKey: apiKey.key };
 	});
 }

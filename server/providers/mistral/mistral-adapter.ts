@@ -1,6 +1,7 @@
 import { HTTPClient, Mistral } from "@mistralai/mistralai";
 import type { ContentChunk } from "@mistralai/mistralai/models/components";
 import { ConnectionError, MistralError, RequestAbortedError, RequestTimeoutError, ResponseValidationError, SDKValidationError } from "@mistralai/mistralai/models/errors";
+import { checkModelsEndpoint } from "../credential-check";
 import { normaliseFinishReason } from "../openai/openai-adapter";
 import { ProviderError } from "../provider-error";
 import { sanitizeProviderText, StreamTextSanitizer } from "../sanitize-text";
@@ -13,6 +14,7 @@ const PROVIDER_NAME = "mistral";
 /** Our deadline governs (config.timeoutMs, at most 600 s); the SDK's own must never fire first. */
 const SDK_TIMEOUT_MS = 15 * 60_000;
 const NO_RETRIES = { strategy: "none" } as const;
+const DEFAULT_SERVER_URL = "https://api.mistral.ai";
 
 /**
  * The SDK appends `/v1/...` to its server URL, whereas OpenAI-style base URLs end in `/v1`.
@@ -132,6 +134,12 @@ export function createMistralAdapter(connection: ProviderConnection, upstream: U
 			} catch (error) {
 				throw toProviderError(error, signal);
 			}
+		},
+
+		// Over the wire rather than the SDK's models.list: the body is read up to a size (credential-check.ts).
+		verifyCredential(signal) {
+			const url = new URL(`${mistralServerUrl(connection.baseUrl) ?? DEFAULT_SERVER_URL}/v1/models`);
+			return checkModelsEndpoint(upstream, { providerName: PROVIDER_NAME, url, apiKey: connection.apiKey, signal });
 		},
 	};
 }

@@ -3,7 +3,7 @@ import type { UpstreamHttp, UpstreamResponse } from "../upstream-http";
 import { ProviderError } from "../provider-error";
 import { abortedFailure, connectionFailure, malformedResponse, providerErrorFromStatus, quoteUpstreamErrorMessage } from "../upstream-errors";
 
-const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
 /**
  * POST {baseUrl}/chat/completions, answered as JSON or as Server-Sent Events, on the pooled

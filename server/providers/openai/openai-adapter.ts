@@ -1,7 +1,8 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import type { ProviderName } from "../../db/entities";
 import type { UpstreamHttp } from "../upstream-http";
-import { ChatCompletionsEndpoint } from "./chat-completions";
+import { checkModelsEndpoint } from "../credential-check";
+import { ChatCompletionsEndpoint, DEFAULT_BASE_URL } from "./chat-completions";
 import { readChunk, readCompletion } from "./read-completion";
 import { ProviderError } from "../provider-error";
 import { sanitizeProviderText, StreamTextSanitizer } from "../sanitize-text";
@@ -126,6 +127,13 @@ export function createOpenAiAdapter(options: OpenAiAdapterOptions): ProviderAdap
 			} catch (error) {
 				throw toProviderError(error, signal);
 			}
+		},
+
+		verifyCredential(signal) {
+			const url = new URL(connection.baseUrl ?? DEFAULT_BASE_URL);
+			// Appended to the path, so a gateway's query (Azure's ?api-version=) is kept.
+			url.pathname = `${url.pathname.replace(/\/+$/, "")}/models`;
+			return checkModelsEndpoint(upstream, { providerName, url, apiKey: connection.apiKey, signal });
 		},
 	};
 }

@@ -22,11 +22,17 @@ export const NAVIGATION: NavigationGroup[] = [
 	},
 	{
 		title: "Workspace settings",
-		items: [],
+		items: [
+			{ label: "API keys", path: "api-keys", scope: "workspace", minimumRole: "admin" },
+			{ label: "Provider credentials", path: "provider-credentials", scope: "workspace", minimumRole: "admin" },
+		],
 	},
 	{
 		title: "Organization",
-		items: [],
+		items: [
+			{ label: "Members", path: "members", scope: "organization", minimumRole: "admin" },
+			{ label: "Organization settings", path: "settings", scope: "organization", minimumRole: "admin" },
+		],
 	},
 	{
 		title: "Account",

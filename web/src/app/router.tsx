@@ -7,6 +7,7 @@ import { sessionQuery } from "../features/session/session-query";
 import { SignInPage } from "../features/session/sign-in-page";
 import { ErrorAlert } from "../ui/alert";
 import { EmptyState, PageHeader } from "../ui/page";
+import { administrationRoutes } from "./administration-routes";
 import { AppShell } from "./app-shell";
 import { findWorkspace, firstWorkspaceId } from "./workspace-context";
 
@@ -89,7 +90,13 @@ function NotFoundPage() {
 	);
 }
 
-const routeTree = rootRoute.addChildren([signInRoute, authenticatedRoute.addChildren([indexRoute, connectionsRoute, workspaceRoute.addChildren([workspaceHomeRoute])])]);
+const administration = administrationRoutes({ root: rootRoute, authenticated: authenticatedRoute, workspace: workspaceRoute });
+
+const routeTree = rootRoute.addChildren([
+	signInRoute,
+	...administration.root,
+	authenticatedRoute.addChildren([indexRoute, connectionsRoute, ...administration.authenticated, workspaceRoute.addChildren([workspaceHomeRoute, ...administration.workspace])]),
+]);
 
 export function createAppRouter(queryClient: QueryClient) {
 	return createRouter({ routeTree, context: { queryClient }, defaultPreload: "intent", scrollRestoration: true });

@@ -35,11 +35,19 @@ export function useCurrentWorkspace(): CurrentWorkspace | undefined {
 export function useNavigationWorkspace(): CurrentWorkspace | undefined {
 	const session = useSession();
 	const current = useCurrentWorkspace();
+	const { organizationId } = useParams({ strict: false }) as { organizationId?: string };
 	if (current) {
 		rememberWorkspace(current.workspace.id);
 		return current;
 	}
 	if (!session) return undefined;
+	// On an organization's page, a workspace of that organization.
+	const organization = organizationId ? session.organizations.find((candidate) => candidate.id === organizationId) : undefined;
+	if (organization) {
+		const remembered = findWorkspace(session, lastWorkspaceId());
+		if (remembered?.organization.id === organization.id) return remembered;
+		if (organization.workspaces[0]) return { organization, workspace: organization.workspaces[0], role: organization.role };
+	}
 	return findWorkspace(session, lastWorkspaceId()) ?? findWorkspace(session, firstWorkspaceId(session));
 }
 

@@ -1,8 +1,13 @@
 import type { RouteDefinition } from "../../pipeline";
 import { accountRoutes } from "./account";
+import { credentialsRoutes } from "./credentials";
+import { invitationsRoutes } from "./invitations";
+import { keysRoutes } from "./keys";
+import { membersRoutes } from "./members";
+import { organizationsRoutes } from "./organizations";
 import { sessionRoutes } from "./session";
 
 /** Every route of the management contract (contract/management), through the one pipeline. */
 export function managementRoutes(): RouteDefinition[] {
-	return [...sessionRoutes(), ...accountRoutes()];
+	return [...sessionRoutes(), ...accountRoutes(), ...keysRoutes(), ...credentialsRoutes(), ...membersRoutes(), ...invitationsRoutes(), ...organizationsRoutes()];
 }
