@@ -3,7 +3,7 @@ import type { AppRoute, ServerInferRequest, ServerInferResponses } from "@ts-res
 import type { ZodTypeAny } from "zod";
 import type { RouteMetadata, Scope } from "../../contract/common";
 import { readBearerToken, requireScope } from "../modules/api-keys/authenticate-api-key";
-import { recordAuditEvent } from "../modules/audit/record-audit-event";
+import { recordAuditEvent, resolveAuditScope } from "../modules/audit/record-audit-event";
 import { createUseCaseContext, type PlatformServices, type UseCaseContext } from "../modules/platform-services";
 import { deleteExpiredRateLimitWindows, type RequestBudget } from "../modules/quotas/consume-request-quota";
 import { AppError, type FieldIssue } from "../shared/app-error";
@@ -275,12 +275,20 @@ async function runHandler(exchange: Exchange): Promise<void> {
 function audit(exchange: Exchange, services: PlatformServices): void {
 	if (!exchange.route.audited || !exchange.context || exchange.result === undefined) return;
 	const status = exchange.result === ANSWERED ? exchange.response.statusCode : exchange.result.status;
-	// Off the response path: an audit row must never delay or fail the answer it describes.
-	recordAuditEvent(exchange.context, {
-		action: exchange.route.metadata.operationId,
-		outcome: status < 400 ? "success" : "failure",
-		details: { requestId: exchange.requestId, status, params: exchange.params },
-	}).catch((error) => services.logger.error("audit event not recorded", { requestId: exchange.requestId, error }));
+	const context = exchange.context;
+	// Off the response path: an audit row must never delay or fail the answer it describes. A
+	// dashboard change is filed under the workspace or organization its path names, once the person reaches it.
+	const filed = context.principal.kind === "session" ? resolveAuditScope(context, exchange.params) : Promise.resolve({});
+	filed
+		.then((scope) =>
+			recordAuditEvent(context, {
+				action: exchange.route.metadata.operationId,
+				outcome: status < 400 ? "success" : "failure",
+				...scope,
+				details: { requestId: exchange.requestId, status, params: exchange.params },
+			}),
+		)
+		.catch((error) => services.logger.error("audit event not recorded", { requestId: exchange.requestId, error }));
 }
 
 type Inferred<TRoute extends AppRoute> = ServerInferRequest<TRoute>;

@@ -45,7 +45,9 @@ export async function resolveAuditScope(
 	named: { workspaceId?: unknown; organizationId?: unknown },
 ): Promise<{ workspaceId: string | null; organizationId: string | null }> {
 	const { principal } = context;
-	if (principal.kind !== "user") return { workspaceId: null, organizationId: null };
+	if (principal.kind !== "user" && principal.kind !== "session") return { workspaceId: null, organizationId: null };
+	// A dashboard session reaches every organization of its person; a connection may be bound to one.
+	const boundTo = principal.kind === "user" ? principal.organizationId : null;
 	// An id PostgreSQL cannot even compare (a NUL in it) names nothing.
 	const usable = (id: unknown): id is string => typeof id === "string" && isStorableText(id);
 	const connection = context.services.orm.em.fork().getConnection();
@@ -55,7 +57,7 @@ export async function resolveAuditScope(
 			`select w.id, w.organization_id from workspaces w
 			 join memberships m on m.organization_id = w.organization_id and m.user_id = ?
 			 where w.id = ? and (?::text is null or w.organization_id = ?)`,
-			[principal.userId, named.workspaceId, principal.organizationId, principal.organizationId],
+			[principal.userId, named.workspaceId, boundTo, boundTo],
 		)) as { id: string; organization_id: string }[];
 		return { workspaceId: row?.id ?? null, organizationId: row?.organization_id ?? null };
 	}
@@ -63,9 +65,9 @@ export async function resolveAuditScope(
 		if (!usable(named.organizationId)) return { workspaceId: null, organizationId: null };
 		const [row] = (await connection.execute(
 			`select m.organization_id from memberships m where m.user_id = ? and m.organization_id = ? and (?::text is null or m.organization_id = ?)`,
-			[principal.userId, named.organizationId, principal.organizationId, principal.organizationId],
+			[principal.userId, named.organizationId, boundTo, boundTo],
 		)) as { organization_id: string }[];
 		return { workspaceId: null, organizationId: row?.organization_id ?? null };
 	}
-	return { workspaceId: null, organizationId: principal.organizationId };
+	return { workspaceId: null, organizationId: boundTo };
 }
