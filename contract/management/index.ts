@@ -5,7 +5,11 @@ import { invitationsContract } from "./invitations";
 import { keysContract } from "./keys";
 import { membersContract } from "./members";
 import { organizationsContract } from "./organizations";
+import { assistantsContract } from "./assistants";
+import { environmentsContract } from "./environments";
+import { knowledgeSourcesContract } from "./knowledge-sources";
 import { sessionContract } from "./session";
+import { tracesContract } from "./traces";
 
 /**
  * The dashboard's management API: session-authenticated (cookie plus X-CSRF-Token on writes), its
@@ -20,6 +24,10 @@ export const managementContract = c.router({
 	members: membersContract,
 	invitations: invitationsContract,
 	organizations: organizationsContract,
+	assistants: assistantsContract,
+	environments: environmentsContract,
+	traces: tracesContract,
+	knowledgeSources: knowledgeSourcesContract,
 });
 export type ManagementContract = typeof managementContract;
 
@@ -29,4 +37,8 @@ export * from "./invitations";
 export * from "./keys";
 export * from "./members";
 export * from "./organizations";
+export * from "./assistants";
+export * from "./environments";
+export * from "./knowledge-sources";
 export * from "./session";
+export * from "./traces";

@@ -1,6 +1,6 @@
 import { EntitySchema, OptionalProps } from "@mikro-orm/core";
 import { createdAtColumn, idColumn, json, nullableText, reference, text, timestamp, updatedAtColumn } from "./base";
-import { UserSchema, WorkspaceSchema } from "./tenancy";
+import { type ProviderName, UserSchema, WorkspaceSchema } from "./tenancy";
 
 export interface PromptVariable {
 	name: string;
@@ -18,7 +18,7 @@ export interface AttachedKnowledge {
 
 /** Everything a version freezes: what the runtime needs to serve a deployed assistant. */
 export interface AssistantConfig {
-	provider: string;
+	provider: ProviderName;
 	model: string;
 	/** Template with `{{variable}}` placeholders. */
 	systemPrompt: string;

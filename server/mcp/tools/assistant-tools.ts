@@ -1,5 +1,22 @@
 import { z } from "zod";
-import { ZAssistantConfig } from "../../modules/assistants/assistant-config";
+import {
+	ZArchiveAssistantInput,
+	ZCreateAssistantInput,
+	ZCreateAssistantVersionInput,
+	ZGetAssistantDraftInput,
+	ZGetAssistantInput,
+	ZGetAssistantVersionInput,
+	ZListAssistantsInput,
+	ZListAssistantVersionsInput,
+	ZListDeploymentsInput,
+	ZPublishAssistantVersionInput,
+	ZRestoreAssistantInput,
+	ZRollbackAssistantDeploymentInput,
+	ZRunPlaygroundInput,
+	ZUpdateAssistantDraftInput,
+	ZUpdateAssistantInput,
+} from "../../../contract/inputs/assistants";
+import { ZCreateEnvironmentInput, ZDeleteEnvironmentInput, ZListEnvironmentsInput, ZUpdateEnvironmentInput } from "../../../contract/inputs/environments";
 import { createAssistant } from "../../modules/assistants/create-assistant";
 import { createAssistantVersion } from "../../modules/assistants/create-assistant-version";
 import { executeAssistant } from "../../modules/assistants/execute-assistant";
@@ -49,12 +66,6 @@ const generation = {
 	traceId: z.string().describe("The trace recording this generation: get_trace reads it"),
 };
 
-const configPatch = ZAssistantConfig.partial()
-	.strict()
-	.describe(
-		"Fields of the draft to replace (whole values): provider ('openai' | 'mistral' | 'openai-compatible'), model, systemPrompt, variables [{name, type, required, default?, description?}], generation {temperature?, maxOutputTokens?, responseFormat?, timeoutMs?, maxRetries?}, knowledge [{sourceId, topK 1-50, minScore? 0-1: chunks scoring below it are left out of the prompt; default 0.25, 0 turns the floor off}]",
-	);
-
 const asConfig = (value: AssistantConfig) => value as unknown as Record<string, unknown>;
 
 export const ASSISTANT_TOOLS: McpTool[] = [
@@ -62,8 +73,10 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		name: "list_assistants",
 		title: "List assistants",
 		description: "Lists the workspace's assistants by slug (archived ones only with includeArchived).",
-		inputSchema: { workspaceId, includeArchived: z.boolean().optional().describe("Also list archived assistants (default false)") },
-		outputSchema: { assistants: z.array(assistant) },
+		inputSchema: ZListAssistantsInput.shape,
+		outputSchema: {
+			assistants: z.array(assistant.extend({ deployments: z.array(z.object({ environment: z.string(), version: z.number().int() })).describe("What each environment serves now") })),
+		},
 		annotations: READ_ONLY,
 		permission: "assistants:read",
 		run: async (context, input) => ({ assistants: await listAssistants(context, input) }),
@@ -72,7 +85,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		name: "get_assistant",
 		title: "Get an assistant",
 		description: "One assistant: name, description, archived or not, its latest version number and the version each environment serves.",
-		inputSchema: { workspaceId, slug: assistantSlug },
+		inputSchema: ZGetAssistantInput.shape,
 		outputSchema: {
 			...assistant.shape,
 			latestVersion: z.number().int().nullable().describe("Highest version number; null before the first version"),
@@ -86,7 +99,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		name: "get_assistant_draft",
 		title: "Get an assistant's draft",
 		description: "The editable working copy of an assistant's configuration: what create_assistant_version freezes next.",
-		inputSchema: { workspaceId, slug: assistantSlug },
+		inputSchema: ZGetAssistantDraftInput.shape,
 		outputSchema: { assistantId: z.string(), config, updatedAt: timestamp(), updatedByUserId: nullable(z.string()) },
 		annotations: READ_ONLY,
 		permission: "assistants:read",
@@ -99,7 +112,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		name: "list_assistant_versions",
 		title: "List versions",
 		description: "An assistant's frozen versions, newest first.",
-		inputSchema: { workspaceId, slug: assistantSlug, limit: z.number().int().min(1).max(100).optional().describe("At most this many (default 100)") },
+		inputSchema: ZListAssistantVersionsInput.shape,
 		outputSchema: { versions: z.array(version) },
 		annotations: READ_ONLY,
 		permission: "assistants:read",
@@ -109,7 +122,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		name: "get_assistant_version",
 		title: "Get a version",
 		description: "One frozen version with its full configuration.",
-		inputSchema: { workspaceId, slug: assistantSlug, version: z.number().int().min(1).describe("The version number") },
+		inputSchema: ZGetAssistantVersionInput.shape,
 		outputSchema: { ...version.shape, config },
 		annotations: READ_ONLY,
 		permission: "assistants:read",
@@ -122,12 +135,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		name: "list_deployments",
 		title: "Deployment history",
 		description: "Every publish and rollback of an assistant, newest first, optionally in one environment: which version replaced which, who did it and when.",
-		inputSchema: {
-			workspaceId,
-			slug: assistantSlug,
-			environment: environmentSlug.optional(),
-			limit: z.number().int().min(1).max(100).optional().describe("At most this many (default 100)"),
-		},
+		inputSchema: ZListDeploymentsInput.shape,
 		outputSchema: {
 			deployments: z.array(
 				z.object({
@@ -148,7 +156,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		name: "list_environments",
 		title: "List environments",
 		description: "The workspace's deployment environments; production always exists and is the runtime's default.",
-		inputSchema: { workspaceId },
+		inputSchema: ZListEnvironmentsInput.shape,
 		outputSchema: { environments: z.array(environment) },
 		annotations: READ_ONLY,
 		permission: "assistants:read",
@@ -158,12 +166,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		name: "create_assistant",
 		title: "Create an assistant",
 		description: "Creates an assistant with a default draft. Then: update_assistant_draft, create_assistant_version, publish_deployment.",
-		inputSchema: {
-			workspaceId,
-			slug: assistantSlug.describe("A new slug: lowercase letters, digits and dashes; callers reach the assistant at /runtime/assistants/<slug>"),
-			name: z.string().min(1).max(200).describe("Display name"),
-			description: z.string().max(2000).optional().describe("What the assistant is for"),
-		},
+		inputSchema: ZCreateAssistantInput.shape,
 		outputSchema: { id: z.string(), slug: z.string(), name: z.string() },
 		annotations: WRITES,
 		permission: "assistants:write",
@@ -173,12 +176,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		name: "update_assistant",
 		title: "Rename an assistant",
 		description: "Changes an assistant's name or description (the slug never changes; configuration is edited with update_assistant_draft).",
-		inputSchema: {
-			workspaceId,
-			slug: assistantSlug,
-			name: z.string().min(1).max(200).optional().describe("New display name"),
-			description: z.string().max(2000).nullable().optional().describe("New description; null clears it"),
-		},
+		inputSchema: ZUpdateAssistantInput.shape,
 		outputSchema: assistant.shape,
 		annotations: DESTRUCTIVE,
 		permission: "assistants:write",
@@ -188,7 +186,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		name: "archive_assistant",
 		title: "Archive an assistant",
 		description: "Stops the runtime serving the assistant in every environment (callers get DEPLOYMENT_NOT_FOUND); versions and deployments are kept for restore_assistant.",
-		inputSchema: { workspaceId, slug: assistantSlug },
+		inputSchema: ZArchiveAssistantInput.shape,
 		outputSchema: assistant.shape,
 		annotations: DESTRUCTIVE,
 		permission: "assistants:write",
@@ -198,7 +196,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		name: "restore_assistant",
 		title: "Restore an assistant",
 		description: "Serves an archived assistant again, with the versions deployed when it was archived.",
-		inputSchema: { workspaceId, slug: assistantSlug },
+		inputSchema: ZRestoreAssistantInput.shape,
 		outputSchema: assistant.shape,
 		annotations: DESTRUCTIVE,
 		permission: "assistants:write",
@@ -208,12 +206,12 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		name: "update_assistant_draft",
 		title: "Edit the draft",
 		description: "Replaces fields of the assistant's draft configuration; the result must be a valid configuration. Nothing is served until a version is created and published.",
-		inputSchema: { workspaceId, slug: assistantSlug, patch: configPatch },
+		inputSchema: ZUpdateAssistantDraftInput.shape,
 		outputSchema: { assistantId: z.string(), config },
 		annotations: DESTRUCTIVE,
 		permission: "assistants:write",
 		run: async (context, input) => {
-			const updated = await updateAssistantDraft(context, { ...input, patch: input.patch as Partial<AssistantConfig> });
+			const updated = await updateAssistantDraft(context, input);
 			return { ...updated, config: asConfig(updated.config) };
 		},
 	}),
@@ -221,7 +219,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		name: "create_assistant_version",
 		title: "Freeze a version",
 		description: "Freezes the current draft as the next version number (versions never change afterwards).",
-		inputSchema: { workspaceId, slug: assistantSlug, note: z.string().max(2000).optional().describe("What changed, for the history") },
+		inputSchema: ZCreateAssistantVersionInput.shape,
 		outputSchema: { id: z.string(), version: z.number().int().describe("The new version number"), config },
 		annotations: WRITES,
 		permission: "assistants:write",
@@ -234,12 +232,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		name: "publish_deployment",
 		title: "Publish a version",
 		description: "Deploys a version to an environment (default production): the runtime serves it on the very next call, on every server instance.",
-		inputSchema: {
-			workspaceId,
-			slug: assistantSlug,
-			version: z.number().int().min(1).describe("The version number to serve"),
-			environment: environmentSlug.optional().describe("Target environment; default production"),
-		},
+		inputSchema: ZPublishAssistantVersionInput.shape,
 		outputSchema: deploymentChange,
 		annotations: DESTRUCTIVE_NOT_IDEMPOTENT,
 		permission: "assistants:write",
@@ -249,7 +242,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		name: "rollback_deployment",
 		title: "Roll back",
 		description: "Serves again the version that the latest publish or rollback in the environment (default production) replaced.",
-		inputSchema: { workspaceId, slug: assistantSlug, environment: environmentSlug.optional().describe("Environment; default production") },
+		inputSchema: ZRollbackAssistantDeploymentInput.shape,
 		outputSchema: deploymentChange,
 		annotations: DESTRUCTIVE_NOT_IDEMPOTENT,
 		permission: "assistants:write",
@@ -259,12 +252,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		name: "create_environment",
 		title: "Create an environment",
 		description: "Adds a deployment environment (e.g. staging) that assistants can be published to and run in.",
-		inputSchema: {
-			workspaceId,
-			slug: environmentSlug.describe("A new slug: lowercase letters, digits and dashes"),
-			name: z.string().min(1).max(200).describe("Display name"),
-			description: z.string().max(2000).optional().describe("What the environment is for"),
-		},
+		inputSchema: ZCreateEnvironmentInput.shape,
 		outputSchema: environment.shape,
 		annotations: WRITES,
 		permission: "assistants:write",
@@ -274,12 +262,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		name: "update_environment",
 		title: "Rename an environment",
 		description: "Changes an environment's name or description (its slug never changes).",
-		inputSchema: {
-			workspaceId,
-			slug: environmentSlug,
-			name: z.string().min(1).max(200).optional().describe("New display name"),
-			description: z.string().max(2000).nullable().optional().describe("New description; null clears it"),
-		},
+		inputSchema: ZUpdateEnvironmentInput.shape,
 		outputSchema: environment.shape,
 		annotations: DESTRUCTIVE,
 		permission: "assistants:write",
@@ -289,7 +272,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		name: "delete_environment",
 		title: "Delete an environment",
 		description: "Deletes an environment and its deployment history. Refused for production and while it serves any assistant that is not archived.",
-		inputSchema: { workspaceId, slug: environmentSlug },
+		inputSchema: ZDeleteEnvironmentInput.shape,
 		outputSchema: { slug: z.string(), deleted: z.literal(true) },
 		annotations: DESTRUCTIVE,
 		permission: "assistants:write",
@@ -323,13 +306,7 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		title: "Try a draft or version",
 		description:
 			"Runs one turn against the assistant's current draft (default) or a pinned version, without deploying anything; traced as a playground run and counted against the workspace's spend quota.",
-		inputSchema: {
-			workspaceId,
-			slug: assistantSlug,
-			input: z.string().max(1_000_000).describe("The user's turn"),
-			variables,
-			version: z.number().int().min(1).optional().describe("A version number to run instead of the draft"),
-		},
+		inputSchema: ZRunPlaygroundInput.shape,
 		outputSchema: { ...generation, ranOn: z.union([z.literal("draft"), z.number().int()]).describe("'draft' or the version number that answered") },
 		annotations: GENERATES,
 		permission: "generations:run",

@@ -1,5 +1,8 @@
 import { z } from "zod";
-import { ZVariableValue } from "../../modules/assistants/assistant-config";
+
+// Shared with the use cases' inputs, where they are defined once (contract/inputs).
+export { assistantSlug, environmentSlug, workspaceId } from "../../../contract/inputs/common";
+export { variables } from "../../../contract/inputs/assistants";
 
 /**
  * Argument and result schemas shared by many tools, each described for the model choosing values.
@@ -11,9 +14,7 @@ import { ZVariableValue } from "../../modules/assistants/assistant-config";
  * instead of `z.record(z.unknown())`; and a fresh schema (a function) wherever one tool uses the same
  * field twice, since a zod instance met a second time is written as a `$ref` to the first.
  */
-export { organizationId, workspaceId } from "../../../contract/inputs/fields";
-export const assistantSlug = z.string().min(1).max(63).describe("The assistant's slug, e.g. 'support-bot' (list_assistants)");
-export const environmentSlug = z.string().min(1).max(63).describe("An environment slug, e.g. 'production' or 'staging' (list_environments)");
+export { organizationId } from "../../../contract/inputs/fields";
 export const timestamp = () => z.string().describe("ISO-8601 UTC");
 
 export const deleted = { deleted: z.literal(true).describe("Always true: it is gone") };
@@ -32,11 +33,3 @@ export function nullable(schema: z.ZodString | z.ZodNumber): z.ZodTypeAny {
 
 /** Any JSON object: `{type: "object", additionalProperties: true}` (a record of `z.unknown()` would leave its values untyped). */
 export const jsonObject = () => z.object({}).passthrough();
-
-/** Whether each value has its variable's declared type is checked by the use case, which names the variable. */
-export const variables = z
-	.record(ZVariableValue)
-	.optional()
-	.describe(
-		'Values for the prompt variables the assistant declares, by name, e.g. {"customerName": "Ada", "tier": 2, "vip": true}: each a string (up to 200,000 characters), a number or a boolean, of the type the variable declares (get_assistant_version lists them). Required ones must be given; optional ones default.',
-	);

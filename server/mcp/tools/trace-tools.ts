@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ZGetTraceInput } from "../../../contract/inputs/traces";
 import { getTrace } from "../../modules/traces/get-trace";
 import { listTraces } from "../../modules/traces/list-traces";
 import { defineTool, type McpTool, READ_ONLY } from "../tool-definition";
@@ -49,7 +50,7 @@ export const TRACE_TOOLS: McpTool[] = [
 		name: "get_trace",
 		title: "Get a trace",
 		description: "One generation in full: the messages and settings sent, the output, tokens, latency, cost and error (content is null when the workspace does not store it).",
-		inputSchema: { workspaceId, traceId: z.string().min(1).max(100).describe("A trace id (list_traces)") },
+		inputSchema: ZGetTraceInput.shape,
 		outputSchema: {
 			...summary.shape,
 			timeToFirstTokenMs: nullable(z.number()),

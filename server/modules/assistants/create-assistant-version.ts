@@ -1,5 +1,8 @@
+import type { z } from "zod";
+import { ZCreateAssistantVersionInput } from "../../../contract/inputs/assistants";
 import { type AssistantConfig, AssistantDraftSchema, AssistantVersionSchema } from "../../db/entities";
 import { newId } from "../../shared/ids";
+import { parseInput } from "../../shared/parse-input";
 import { actingUserId, authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { parseAssistantConfig } from "./assistant-config";
@@ -8,8 +11,9 @@ import { findAssistant } from "./find-assistant";
 /** Freezes the draft as the next version number; versions are never changed afterwards. */
 export async function createAssistantVersion(
 	context: UseCaseContext,
-	input: { workspaceId?: string; slug: string; note?: string | null },
+	rawInput: z.input<typeof ZCreateAssistantVersionInput>,
 ): Promise<{ id: string; version: number; config: AssistantConfig }> {
+	const input = parseInput(ZCreateAssistantVersionInput, rawInput);
 	const workspaceId = await authorizeWorkspace(context, "assistants:write", input.workspaceId);
 	return context.em.transactional(async (tx) => {
 		const assistant = await findAssistant(tx, workspaceId, input.slug);

@@ -1,7 +1,9 @@
-import { ZSlug } from "../../../contract/schemas/runtime";
+import type { z } from "zod";
+import { ZCreateAssistantInput } from "../../../contract/inputs/assistants";
 import { AssistantDraftSchema, AssistantSchema } from "../../db/entities";
 import { AppError } from "../../shared/app-error";
 import { newId } from "../../shared/ids";
+import { parseInput } from "../../shared/parse-input";
 import { actingUserId, authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { DEFAULT_ASSISTANT_CONFIG } from "./assistant-config";
@@ -9,13 +11,12 @@ import { DEFAULT_ASSISTANT_CONFIG } from "./assistant-config";
 /** A new assistant with an empty draft: edit the draft, freeze it as a version, deploy the version. */
 export async function createAssistant(
 	context: UseCaseContext,
-	input: { workspaceId?: string; slug: string; name: string; description?: string | null },
+	rawInput: z.input<typeof ZCreateAssistantInput>,
 ): Promise<{ id: string; slug: string; name: string }> {
 	const { em } = context;
+	const input = parseInput(ZCreateAssistantInput, rawInput);
 	const workspaceId = await authorizeWorkspace(context, "assistants:write", input.workspaceId);
-	if (!ZSlug.safeParse(input.slug).success) throw AppError.validation([{ field: "slug", issue: "Lowercase letters, digits and dashes, at most 63 characters" }]);
-	const name = input.name.trim();
-	if (!name) throw AppError.validation([{ field: "name", issue: "Required" }]);
+	const { name } = input;
 	if (await em.findOne(AssistantSchema, { workspace: workspaceId, slug: input.slug })) {
 		throw AppError.validation([{ field: "slug", issue: `An assistant '${input.slug}' already exists in this workspace` }]);
 	}

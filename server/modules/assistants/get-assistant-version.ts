@@ -1,5 +1,8 @@
+import type { z } from "zod";
+import { ZGetAssistantVersionInput } from "../../../contract/inputs/assistants";
 import { type AssistantConfig, AssistantVersionSchema } from "../../db/entities";
 import { AppError } from "../../shared/app-error";
+import { parseInput } from "../../shared/parse-input";
 import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { findAssistant } from "./find-assistant";
@@ -7,8 +10,9 @@ import { type AssistantVersionView, presentAssistantVersion } from "./present-as
 
 export async function getAssistantVersion(
 	context: UseCaseContext,
-	input: { workspaceId?: string; slug: string; version: number },
+	rawInput: z.input<typeof ZGetAssistantVersionInput>,
 ): Promise<AssistantVersionView & { config: AssistantConfig }> {
+	const input = parseInput(ZGetAssistantVersionInput, rawInput);
 	const workspaceId = await authorizeWorkspace(context, "assistants:read", input.workspaceId);
 	const assistant = await findAssistant(context.em, workspaceId, input.slug);
 	const version = await context.em.findOne(AssistantVersionSchema, { assistant: assistant.id, version: input.version });

@@ -1,4 +1,7 @@
+import type { z } from "zod";
+import { ZGetAssistantInput } from "../../../contract/inputs/assistants";
 import { AssistantVersionSchema, DeploymentSchema, EnvironmentSchema } from "../../db/entities";
+import { parseInput } from "../../shared/parse-input";
 import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { findAssistant } from "./find-assistant";
@@ -10,8 +13,9 @@ export interface AssistantDetails extends AssistantView {
 	deployments: { environment: string; version: number; deployedAt: string; deployedByUserId: string | null }[];
 }
 
-export async function getAssistant(context: UseCaseContext, input: { workspaceId?: string; slug: string }): Promise<AssistantDetails> {
+export async function getAssistant(context: UseCaseContext, rawInput: z.input<typeof ZGetAssistantInput>): Promise<AssistantDetails> {
 	const { em } = context;
+	const input = parseInput(ZGetAssistantInput, rawInput);
 	const workspaceId = await authorizeWorkspace(context, "assistants:read", input.workspaceId);
 	const assistant = await findAssistant(em, workspaceId, input.slug);
 	const latest = await em.findOne(AssistantVersionSchema, { assistant: assistant.id }, { orderBy: { version: "desc" }, fields: ["version"] });

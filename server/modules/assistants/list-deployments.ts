@@ -1,5 +1,8 @@
+import type { z } from "zod";
+import { ZListDeploymentsInput } from "../../../contract/inputs/assistants";
 import { AssistantVersionSchema, DeploymentEventSchema, EnvironmentSchema } from "../../db/entities";
 import { AppError } from "../../shared/app-error";
+import { parseInput } from "../../shared/parse-input";
 import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { findAssistant } from "./find-assistant";
@@ -16,9 +19,10 @@ export interface DeploymentHistoryEntry {
 /** Every publish and rollback of an assistant, newest first, optionally in one environment. */
 export async function listDeployments(
 	context: UseCaseContext,
-	input: { workspaceId?: string; slug: string; environment?: string; limit?: number },
+	rawInput: z.input<typeof ZListDeploymentsInput>,
 ): Promise<DeploymentHistoryEntry[]> {
 	const { em } = context;
+	const input = parseInput(ZListDeploymentsInput, rawInput);
 	const workspaceId = await authorizeWorkspace(context, "assistants:read", input.workspaceId);
 	const assistant = await findAssistant(em, workspaceId, input.slug);
 	const environments = await em.find(EnvironmentSchema, { workspace: workspaceId }, { fields: ["id", "slug"] });

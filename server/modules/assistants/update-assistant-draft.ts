@@ -1,4 +1,7 @@
+import type { z } from "zod";
+import { ZUpdateAssistantDraftInput } from "../../../contract/inputs/assistants";
 import { type AssistantConfig, AssistantDraftSchema } from "../../db/entities";
+import { parseInput } from "../../shared/parse-input";
 import { actingUserId, authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { parseAssistantConfig } from "./assistant-config";
@@ -7,9 +10,10 @@ import { findAssistant } from "./find-assistant";
 /** Merges `patch` into the draft; the whole result must be a valid config. */
 export async function updateAssistantDraft(
 	context: UseCaseContext,
-	input: { workspaceId?: string; slug: string; patch: Partial<AssistantConfig> },
+	rawInput: z.input<typeof ZUpdateAssistantDraftInput>,
 ): Promise<{ assistantId: string; config: AssistantConfig }> {
 	const { em } = context;
+	const input = parseInput(ZUpdateAssistantDraftInput, rawInput);
 	const workspaceId = await authorizeWorkspace(context, "assistants:write", input.workspaceId);
 	const assistant = await findAssistant(em, workspaceId, input.slug);
 	const draft = await em.findOneOrFail(AssistantDraftSchema, { assistant: assistant.id });

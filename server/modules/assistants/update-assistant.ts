@@ -1,4 +1,6 @@
-import { AppError } from "../../shared/app-error";
+import type { z } from "zod";
+import { ZUpdateAssistantInput } from "../../../contract/inputs/assistants";
+import { parseInput } from "../../shared/parse-input";
 import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { findAssistant } from "./find-assistant";
@@ -7,15 +9,12 @@ import { type AssistantView, presentAssistant } from "./present-assistant";
 /** Name and description; the slug is how callers reach the assistant, so it never changes. */
 export async function updateAssistant(
 	context: UseCaseContext,
-	input: { workspaceId?: string; slug: string; name?: string; description?: string | null },
+	rawInput: z.input<typeof ZUpdateAssistantInput>,
 ): Promise<AssistantView> {
+	const input = parseInput(ZUpdateAssistantInput, rawInput);
 	const workspaceId = await authorizeWorkspace(context, "assistants:write", input.workspaceId);
 	const assistant = await findAssistant(context.em, workspaceId, input.slug);
-	if (input.name !== undefined) {
-		const name = input.name.trim();
-		if (!name) throw AppError.validation([{ field: "name", issue: "Must not be empty" }]);
-		assistant.name = name;
-	}
+	if (input.name !== undefined) assistant.name = input.name;
 	if (input.description !== undefined) assistant.description = input.description;
 	await context.em.flush();
 	return presentAssistant(assistant);

@@ -1,7 +1,9 @@
-import { ZSlug } from "../../../contract/schemas/runtime";
+import type { z } from "zod";
+import { ZCreateEnvironmentInput } from "../../../contract/inputs/environments";
 import { EnvironmentSchema } from "../../db/entities";
 import { AppError } from "../../shared/app-error";
 import { newId } from "../../shared/ids";
+import { parseInput } from "../../shared/parse-input";
 import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { type EnvironmentView, presentEnvironment } from "./present-environment";
@@ -9,15 +11,12 @@ import { type EnvironmentView, presentEnvironment } from "./present-environment"
 /** A deployment target next to production (staging, preview, ...); assistants are published to it by slug. */
 export async function createEnvironment(
 	context: UseCaseContext,
-	input: { workspaceId?: string; slug: string; name: string; description?: string | null },
+	rawInput: z.input<typeof ZCreateEnvironmentInput>,
 ): Promise<EnvironmentView> {
 	const { em } = context;
+	const input = parseInput(ZCreateEnvironmentInput, rawInput);
 	const workspaceId = await authorizeWorkspace(context, "assistants:write", input.workspaceId);
-	const name = input.name.trim();
-	const issues = [];
-	if (!ZSlug.safeParse(input.slug).success) issues.push({ field: "slug", issue: "Lowercase letters, digits and dashes, at most 63 characters" });
-	if (!name) issues.push({ field: "name", issue: "Required" });
-	if (issues.length > 0) throw AppError.validation(issues);
+	const { name } = input;
 	if (await em.findOne(EnvironmentSchema, { workspace: workspaceId, slug: input.slug })) {
 		throw AppError.validation([{ field: "slug", issue: `An environment '${input.slug}' already exists in this workspace` }]);
 	}

@@ -1,5 +1,8 @@
+import type { z } from "zod";
+import { ZDeleteEnvironmentInput } from "../../../contract/inputs/environments";
 import { AssistantSchema, DeploymentEventSchema, DeploymentSchema } from "../../db/entities";
 import { AppError } from "../../shared/app-error";
+import { parseInput } from "../../shared/parse-input";
 import { authorizeWorkspace } from "../access/authorize";
 import { DEPLOYMENT_CHANNEL } from "../assistants/deployment-cache";
 import type { UseCaseContext } from "../platform-services";
@@ -11,7 +14,8 @@ import { findEnvironment } from "./present-environment";
  * assistant is kept: deleting it would break callers of that assistant there. Deployments of
  * archived assistants (served nowhere) and the deployment history go with it.
  */
-export async function deleteEnvironment(context: UseCaseContext, input: { workspaceId?: string; slug: string }): Promise<{ slug: string; deleted: true }> {
+export async function deleteEnvironment(context: UseCaseContext, rawInput: z.input<typeof ZDeleteEnvironmentInput>): Promise<{ slug: string; deleted: true }> {
+	const input = parseInput(ZDeleteEnvironmentInput, rawInput);
 	const workspaceId = await authorizeWorkspace(context, "assistants:write", input.workspaceId);
 	if (input.slug === DEFAULT_ENVIRONMENT_SLUG) throw new AppError("INVALID_REQUEST", "The production environment cannot be deleted: it is the runtime's default target");
 	await context.em.transactional(async (tx) => {

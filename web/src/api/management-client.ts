@@ -26,6 +26,11 @@ export function rememberCsrfToken(token: string | undefined): void {
 	csrf.token = token;
 }
 
+/** For requests made without the typed client (the playground's stream). */
+export function currentCsrfToken(): string | undefined {
+	return csrf.token;
+}
+
 /** Every management call: same-origin cookies, the CSRF header on writes, JSON. */
 export const managementApi = initClient(managementContract, {
 	baseUrl: "",

@@ -18,7 +18,11 @@ export interface NavigationGroup {
 export const NAVIGATION: NavigationGroup[] = [
 	{
 		title: "Build",
-		items: [{ label: "Home", path: "", scope: "workspace" }],
+		items: [
+			{ label: "Home", path: "", scope: "workspace" },
+			{ label: "Assistants", path: "assistants", scope: "workspace" },
+			{ label: "Environments", path: "environments", scope: "workspace" },
+		],
 	},
 	{
 		title: "Workspace settings",

@@ -2,6 +2,7 @@ import type { QueryClient } from "@tanstack/react-query";
 import { createRootRouteWithContext, createRoute, createRouter, Link, Outlet, redirect } from "@tanstack/react-router";
 import { isUnauthenticated } from "../api/management-client";
 import { ConnectionsPage } from "../features/account/connections-page";
+import { assistantRoutes } from "../features/assistants/routes";
 import { HomePage } from "../features/home/home-page";
 import { sessionQuery } from "../features/session/session-query";
 import { SignInPage } from "../features/session/sign-in-page";
@@ -95,7 +96,12 @@ const administration = administrationRoutes({ root: rootRoute, authenticated: au
 const routeTree = rootRoute.addChildren([
 	signInRoute,
 	...administration.root,
-	authenticatedRoute.addChildren([indexRoute, connectionsRoute, ...administration.authenticated, workspaceRoute.addChildren([workspaceHomeRoute, ...administration.workspace])]),
+	authenticatedRoute.addChildren([
+		indexRoute,
+		connectionsRoute,
+		...administration.authenticated,
+		workspaceRoute.addChildren([workspaceHomeRoute, ...assistantRoutes(workspaceRoute), ...administration.workspace]),
+	]),
 ]);
 
 export function createAppRouter(queryClient: QueryClient) {
