@@ -14,7 +14,7 @@ import {
 	ZListEvaluationDatasetsInput,
 	ZListEvaluationRunsInput,
 	ZStartEvaluationRunInput,
-} from "../../modules/evaluations/evaluation-inputs";
+} from "../../../contract/inputs/evaluations";
 import { getEvaluationDataset } from "../../modules/evaluations/get-evaluation-dataset";
 import { getEvaluationRun } from "../../modules/evaluations/get-evaluation-run";
 import { listEvaluationDatasets } from "../../modules/evaluations/list-evaluation-datasets";

@@ -8,6 +8,7 @@ import { findLiveDataset } from "./find-evaluation-records";
 import { MAX_CASES_PER_DATASET } from "./get-evaluation-dataset";
 import { presentEvaluationCase } from "./present";
 import { checkScorerPatterns } from "./scorers/check-scorer-patterns";
+import { checkScorerConstructs } from "./scorers/scorer-spec";
 
 /**
  * A new case. Cases never change once written (runs may have scored them): an edit is a new case
@@ -16,6 +17,8 @@ import { checkScorerPatterns } from "./scorers/check-scorer-patterns";
 export async function addEvaluationCase(context: UseCaseContext, rawInput: unknown) {
 	const input = parseInput(ZAddEvaluationCaseInput, rawInput);
 	const workspaceId = await authorizeWorkspace(context, "evaluations:write", input.workspaceId);
+	const constructIssues = checkScorerConstructs(input.scorers);
+	if (constructIssues.length > 0) throw AppError.validation(constructIssues);
 	const patternIssues = await checkScorerPatterns(context.services.patterns, workspaceId, input.scorers);
 	if (patternIssues.length > 0) throw AppError.validation(patternIssues);
 	return context.em.transactional(async (tx) => {

@@ -1,4 +1,5 @@
 import { RE2JS } from "re2js";
+import { SCORER_PATTERN_LENGTH } from "../../../../contract/inputs/evaluations";
 
 /**
  * What one tenant-supplied regular expression may cost. Patterns run on RE2 (re2js), whose
@@ -10,7 +11,7 @@ import { RE2JS } from "re2js";
  */
 export const PATTERN_LIMITS = {
 	/** Characters of a pattern. */
-	patternLength: 1_000,
+	patternLength: SCORER_PATTERN_LENGTH,
 	/** Instructions of the compiled program; a counted repetition `x{n}` holds n copies of x. */
 	programSize: 1_000,
 	/** Characters of the text one match reads. */
@@ -20,9 +21,6 @@ export const PATTERN_LIMITS = {
 } as const;
 
 export type PatternLimits = { readonly [K in keyof typeof PATTERN_LIMITS]: number };
-
-/** The flags a pattern may carry, as in JavaScript. */
-export const PATTERN_FLAGS = /^[imsu]*$/;
 
 /**
  * JavaScript's flags as RE2's: `i`, `m` and `s` mean the same; `u` changes nothing, since RE2
