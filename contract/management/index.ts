@@ -7,6 +7,7 @@ import { membersContract } from "./members";
 import { organizationsContract } from "./organizations";
 import { assistantsContract } from "./assistants";
 import { environmentsContract } from "./environments";
+import { evaluationsContract } from "./evaluations";
 import { knowledgeSourcesContract } from "./knowledge-sources";
 import { sessionContract } from "./session";
 import { tracesContract } from "./traces";
@@ -28,6 +29,7 @@ export const managementContract = c.router({
 	environments: environmentsContract,
 	traces: tracesContract,
 	knowledgeSources: knowledgeSourcesContract,
+	evaluations: evaluationsContract,
 });
 export type ManagementContract = typeof managementContract;
 
@@ -39,6 +41,7 @@ export * from "./members";
 export * from "./organizations";
 export * from "./assistants";
 export * from "./environments";
+export * from "./evaluations";
 export * from "./knowledge-sources";
 export * from "./session";
 export * from "./traces";

@@ -61,7 +61,7 @@ function compareRuns(candidate: ReadRun, baseline: ReadRun) {
 			baseline: { status: before.status, score: before.score, passed: before.passed, output: baseline.byCase.get(caseId)?.output ?? null },
 			scoreDifference,
 			scorers: [...scorers].map(([scorer, pair]) => ({ scorer, ...pair, difference: pair.candidate !== null && pair.baseline !== null ? pair.candidate - pair.baseline : null })),
-			verdict: regressed ? "regressed" : improved ? "improved" : "unchanged",
+			verdict: (regressed ? "regressed" : improved ? "improved" : "unchanged") as "regressed" | "improved" | "unchanged",
 		};
 	});
 	const candidateAggregates = candidate.run.aggregates;
