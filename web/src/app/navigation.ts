@@ -25,6 +25,10 @@ export const NAVIGATION: NavigationGroup[] = [
 		],
 	},
 	{
+		title: "Evaluate",
+		items: [{ label: "Evaluations", path: "evaluations", scope: "workspace" }],
+	},
+	{
 		title: "Workspace settings",
 		items: [
 			{ label: "API keys", path: "api-keys", scope: "workspace", minimumRole: "admin" },

@@ -3,6 +3,7 @@ import { createRootRouteWithContext, createRoute, createRouter, Link, Outlet, re
 import { isUnauthenticated } from "../api/management-client";
 import { ConnectionsPage } from "../features/account/connections-page";
 import { assistantRoutes } from "../features/assistants/routes";
+import { evaluationRoutes } from "../features/evaluations/routes";
 import { HomePage } from "../features/home/home-page";
 import { sessionQuery } from "../features/session/session-query";
 import { SignInPage } from "../features/session/sign-in-page";
@@ -100,7 +101,7 @@ const routeTree = rootRoute.addChildren([
 		indexRoute,
 		connectionsRoute,
 		...administration.authenticated,
-		workspaceRoute.addChildren([workspaceHomeRoute, ...assistantRoutes(workspaceRoute), ...administration.workspace]),
+		workspaceRoute.addChildren([workspaceHomeRoute, ...assistantRoutes(workspaceRoute), ...evaluationRoutes(workspaceRoute), ...administration.workspace]),
 	]),
 ]);
 
