@@ -22,6 +22,8 @@ const VERDICT = {
 	unchanged: { tone: "neutral", label: "Unchanged", mark: "=" },
 } as const;
 
+const casesCount = (count: number) => `${count} ${count === 1 ? "case" : "cases"}`;
+
 const signed = (value: number | null | undefined, format: (value: number) => string) => (value === null || value === undefined ? "—" : `${value > 0 ? "+" : value < 0 ? "−" : "±"}${format(Math.abs(value))}`);
 
 /** Two runs of one dataset side by side, case by case: what regressed and what improved, in words and marks, sortable. */
@@ -80,11 +82,11 @@ export function CompareRunsPage() {
 					</div>
 					<div>
 						<dt>Regressed</dt>
-						<dd>{comparison.regressedCaseIds.length} cases</dd>
+						<dd>{casesCount(comparison.regressedCaseIds.length)}</dd>
 					</div>
 					<div>
 						<dt>Improved</dt>
-						<dd>{comparison.improvedCaseIds.length} cases</dd>
+						<dd>{casesCount(comparison.improvedCaseIds.length)}</dd>
 					</div>
 					<div>
 						<dt>Cost</dt>

@@ -19,22 +19,21 @@ export function RunsTable({ workspaceId, runs, caption, datasetNames }: { worksp
 			caption={caption}
 			head={
 				<>
-					<th scope="col">Run</th>
+					<th scope="col">Started</th>
 					{datasetNames ? <th scope="col">Dataset</th> : null}
 					<th scope="col">Evaluated</th>
 					<th scope="col">Status</th>
 					<th scope="col" className="number">
 						Pass rate
 					</th>
-					<th scope="col">Started</th>
 				</>
 			}
 		>
 			{runs.map((run) => (
 				<tr key={run.id}>
 					<td>
-						<Link to="/workspaces/$workspaceId/evaluations/runs/$runId" params={{ workspaceId, runId: run.id }} aria-label={`Run of ${describeTarget(run)}, ${formatDateTime(run.createdAt)}`}>
-							<code>{run.id.slice(-8)}</code>
+						<Link to="/workspaces/$workspaceId/evaluations/runs/$runId" params={{ workspaceId, runId: run.id }}>
+							{formatDateTime(run.createdAt)}
 						</Link>
 					</td>
 					{datasetNames ? <td>{datasetNames.get(run.datasetId) ?? <span className="muted">Deleted dataset</span>}</td> : null}
@@ -48,7 +47,6 @@ export function RunsTable({ workspaceId, runs, caption, datasetNames }: { worksp
 						<RunStatusBadge status={run.status} />
 					</td>
 					<td className="number">{run.aggregates ? formatPercent(run.aggregates.passRate) : "—"}</td>
-					<td>{formatDateTime(run.createdAt)}</td>
 				</tr>
 			))}
 		</Table>
