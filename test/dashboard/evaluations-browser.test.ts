@@ -147,7 +147,7 @@ describe("evaluations in the dashboard, in a real browser", { timeout: 300_000 }
 		await context.close();
 	});
 
-	it("imports cases from a JSON Lines file, naming each line that cannot be a case before anything is sent", async () => {
+	it("imports cases from a JSON Lines file, naming each line that cannot be a case before anything is sent, and replaces a case from its own form", async () => {
 		const context = await newPersonContext(browser);
 		const page = await signIn(context, workspace.ownerEmail, datasetPath);
 		await page.getByRole("button", { name: "Import cases" }).click();
@@ -167,6 +167,17 @@ describe("evaluations in the dashboard, in a real browser", { timeout: 300_000 }
 		await dialog.getByText(/^Line 4: scorers\[0\]\.tolerance: /).waitFor();
 		await checkPage(page);
 		await dialog.getByRole("button", { name: "Close" }).click();
+		await page.getByText("3 cases.").waitFor();
+
+		// Replaced: the form starts from the case; the new one takes its place.
+		await page.getByRole("button", { name: "Replace case 1" }).click();
+		const replace = page.getByRole("dialog", { name: "Replace case" });
+		await expect(replace.getByLabel("Input").inputValue()).resolves.toBe("What is 2+2?");
+		await expect(replace.getByLabel("Scorer 2 tolerance").inputValue()).resolves.toBe("0.5");
+		await replace.getByLabel("Scorer 2 tolerance").fill("0.25");
+		await replace.getByRole("button", { name: "Replace case" }).click();
+		await replace.waitFor({ state: "detached" });
+		await page.getByRole("table", { name: "Cases" }).getByText("Number ± 0.25").waitFor();
 		await page.getByText("3 cases.").waitFor();
 		await context.close();
 	});
