@@ -1,14 +1,16 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "../../server/modules/tenancy/create-user";
-import { useEvaluationTestbed } from "../evaluations/evaluation-fixtures";
+import { answerByRequest, useEvaluationTestbed } from "../evaluations/evaluation-fixtures";
 import { launchBrowser, newPersonContext, screenshotForDocs, seriousAccessibilityViolations } from "../helpers/browser";
 import { TEST_PASSWORD, type TestPlatform, type TestWorkspace } from "../helpers/platform";
+import type { ProviderStandIn } from "../helpers/provider-stand-in";
 
 let platform: TestPlatform;
+let standIn: ProviderStandIn;
 let workspace: TestWorkspace;
 // The `orbit` assistant: version 1 answers "The capital is Paris.", version 2 "I am not sure." (it regresses on that case).
-useEvaluationTestbed((started) => ({ platform, workspace } = started));
+useEvaluationTestbed((started) => ({ platform, standIn, workspace } = started));
 
 /**
  * Journey 3 in a real browser against a real server and worker: a dataset with two cases made
@@ -54,11 +56,24 @@ describe("evaluations in the dashboard, in a real browser", { timeout: 300_000 }
 		if (size) await page.setViewportSize(size);
 	}
 
-	async function startRun(page: Page, target: string): Promise<void> {
+	/** Starts a run from the dataset's page; with `whileRunning`, the provider holds every answer until it has run. */
+	async function startRun(page: Page, target: string, whileRunning?: () => Promise<void>): Promise<void> {
+		let release = () => {};
+		if (whileRunning) {
+			const held = new Promise<void>((resolve) => (release = resolve));
+			standIn.responder = (request) => {
+				const answer = answerByRequest(request);
+				return answer?.kind === "completion" ? { ...answer, holdUntil: held } : answer;
+			};
+		}
 		await page.getByRole("form", { name: "Start a run" }).getByLabel("Run against").selectOption({ label: target });
 		await page.getByRole("button", { name: "Start run" }).click();
 		await page.getByRole("heading", { level: 1, name: /^Run of orbit version/ }).waitFor();
-		// Live: the status changes on the page with no reload.
+		if (whileRunning) {
+			await whileRunning();
+			release();
+			standIn.responder = answerByRequest;
+		}
 		await page.getByRole("status").getByText("Completed").waitFor({ timeout: 30_000 });
 	}
 
@@ -108,8 +123,20 @@ describe("evaluations in the dashboard, in a real browser", { timeout: 300_000 }
 		await dialog.waitFor({ state: "detached" });
 		await page.getByText("2 cases.").waitFor();
 
-		await startRun(page, "Version 1 (v1)");
+		// Live: the run's page shows it running, then done, with no reload (a mark set on the document survives).
+		await startRun(page, "Version 1 (v1)", async () => {
+			await page.getByRole("status").getByText("0 of 2 cases scored").waitFor();
+			await page.evaluate("globalThis.sameDocument = true");
+		});
+		expect(await page.evaluate("globalThis.sameDocument")).toBe(true);
 		await page.getByText("100% (2 of 2)").waitFor();
+		// Once the run is over the page stops asking (polling backs off to 5 s at most while it runs).
+		const asked: string[] = [];
+		page.on("request", (request) => {
+			if (request.url().includes("/evaluation-runs/")) asked.push(request.url());
+		});
+		await page.waitForTimeout(5_500);
+		expect(asked).toEqual([]);
 		await page.getByRole("row", { name: /capital of France/ }).getByText("The capital is Paris.").waitFor();
 		const trace = page.getByRole("link", { name: "Trace of case 2" });
 		expect(await trace.getAttribute("href")).toMatch(new RegExp(`^${workspacePath()}/traces/trace_`));
