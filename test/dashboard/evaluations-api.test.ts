@@ -75,7 +75,7 @@ describe("evaluations over the management API", { timeout: 120_000 }, () => {
 		);
 	});
 
-	it("names the offending field of a refused case, and a viewer reads everything but changes nothing", async () => {
+	it("names the offending field of a refused case; a viewer reads everything but changes nothing, cancelling a run included; its owner cancels it", async () => {
 		const owner = await signInToDashboard(platform.url, workspace.ownerEmail, TEST_PASSWORD);
 		const dataset = await call(owner, "POST", `${base()}/evaluation-datasets`, { name: "Rules" });
 		const datasetPath = `${base()}/evaluation-datasets/${dataset.body.id}`;
@@ -100,6 +100,20 @@ describe("evaluations over the management API", { timeout: 120_000 }, () => {
 			await call(viewer, "DELETE", datasetPath),
 		];
 		expect(refusals.map((refusal) => [refusal.status, refusal.body.code])).toEqual(Array(6).fill([403, "FORBIDDEN"]));
+
+		// A run held in flight: the viewer cannot cancel it, its owner can; the reason names who did.
+		let release = () => {};
+		const held = new Promise<void>((resolve) => (release = resolve));
+		standIn.responder = (request) => {
+			const answer = answerByRequest(request);
+			return answer?.kind === "completion" ? { ...answer, holdUntil: held } : answer;
+		};
+		const run = await call(owner, "POST", `${datasetPath}/runs`, { target: { kind: "draft", assistantSlug: "orbit" } });
+		expect(await call(viewer, "POST", `${base()}/evaluation-runs/${run.body.id}/cancel`)).toMatchObject({ status: 403, body: { code: "FORBIDDEN" } });
+		const cancelled = await call(owner, "POST", `${base()}/evaluation-runs/${run.body.id}/cancel`);
+		release();
+		standIn.responder = answerByRequest;
+		expect(cancelled).toMatchObject({ status: 200, body: { status: "cancelled", failureReason: `Cancelled by user ${workspace.userId}` } });
 		expect((await call(owner, "GET", datasetPath)).body.cases.map((entry: { id: string }) => entry.id)).toEqual([kept.body.id]);
 		expect((await call(owner, "DELETE", datasetPath)).body).toEqual({ id: dataset.body.id, deleted: true });
 		expect((await call(owner, "GET", datasetPath)).status).toBe(404);
