@@ -130,13 +130,15 @@ describe("the official MCP SDK client, with a person in a real browser", { timeo
 		await page.goto(`${platform.services.settings.publicBaseUrl}/oauth/connections`);
 		await page.getByRole("heading", { name: "Connected applications" }).waitFor();
 		expect(new URL(page.url()).pathname).toBe("/account/connections");
-		await expect(page.getByRole("row", { name: /Inspector-like MCP client/ }).count()).resolves.toBe(1);
+		await expect.poll(() => page.getByRole("row", { name: /Inspector-like MCP client/ }).count()).toBe(1);
+		// The dashboard's own width for its screenshot (the consent screen above is shown as a phone-sized window).
+		await page.setViewportSize({ width: 1280, height: 900 });
 		await page.screenshot({ path: join(DOCS, "oauth-connections.png"), fullPage: true });
 		const connectionId = (await platform.orm.em.getConnection().execute("select id from oauth_connections where user_id = (select id from users where email = ?)", [email]))[0].id as string;
 		await page.getByRole("button", { name: `Revoke Inspector-like MCP client (${connectionId})` }).click();
 		await page.getByRole("alertdialog").getByRole("button", { name: "Revoke" }).click();
 		await page.getByText("The application was disconnected.").waitFor();
-		await expect(page.getByText("No application is connected to your account.").count()).resolves.toBe(1);
+		await expect.poll(() => page.getByText("No application is connected to your account.").count()).toBe(1);
 
 		const refused = new Client({ name: "test-client", version: "1.0.0" });
 		// The unexpired access token alone (no refresh token to fall back on): refused, so the SDK asks for a person again.
@@ -252,7 +254,7 @@ describe("the official MCP SDK client keeps its connections by refreshing, with 
 		// The person revokes the first connection on Connected applications (signed in since consent): it stops, the second goes on.
 		await page.goto(`${platform.services.settings.publicBaseUrl}/oauth/connections`);
 		await page.getByRole("heading", { name: "Connected applications" }).waitFor();
-		await expect(page.getByRole("row", { name: /Inspector-like MCP client/ }).count()).resolves.toBe(2);
+		await expect.poll(() => page.getByRole("row", { name: /Inspector-like MCP client/ }).count()).toBe(2);
 		await page.getByRole("button", { name: `Revoke Inspector-like MCP client (${firstConnection})` }).click();
 		await page.getByRole("alertdialog").getByRole("button", { name: "Revoke" }).click();
 		await page.getByText("The application was disconnected.").waitFor();

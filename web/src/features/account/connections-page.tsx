@@ -69,8 +69,8 @@ export function ConnectionsPage() {
 							<tr key={connection.id}>
 								<td>
 									<strong>{name}</strong>
-									{connection.clientName ? <div className="muted small">{connection.clientId}</div> : null}
-									<div className="muted small">{connection.id}</div>
+									{connection.clientName ? <div className="muted small identifier">{connection.clientId}</div> : null}
+									<div className="muted small identifier">{connection.id}</div>
 								</td>
 								<td>{connection.organizationId === null ? "All your organizations" : (connection.organizationName ?? connection.organizationId)}</td>
 								<td>{connection.scopes.map((scope) => SCOPE_NAMES[scope] ?? scope).join(", ")}</td>
