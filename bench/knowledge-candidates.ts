@@ -75,6 +75,13 @@ interface Row {
 	notes: string;
 }
 const rows: Row[] = [];
+const formatRow = (row: Row) =>
+	`| ${row.design} | ${row.part} | ${row.buildSeconds === null ? "–" : row.buildSeconds.toFixed(1)} | ${row.p50Ms} | ${row.p99Ms} | ${row.memoryMiB === null ? "–" : row.memoryMiB.toFixed(0)} | ${row.recallAt50 ?? "–"} | ${row.notes} |`;
+/** Printed as soon as measured: a long run stopped midway still reports what it measured. */
+const record = (row: Row) => {
+	rows.push(row);
+	log(formatRow(row));
+};
 
 try {
 	const workspaceId = newId("ws");
@@ -113,8 +120,8 @@ try {
 		const memory = heapMiB() - before;
 		const expanded = await latencies((query) => rankLexically(lexicon, lexemes[query], TOP));
 		const plain = await latencies((query) => rankLexically(lexicon, lexemes[query], TOP, false));
-		rows.push({ design: "in-process BM25 + RM3 (today)", part: "lexical", buildSeconds: buildMs / 1000, ...toRow(expanded), memoryMiB: memory, notes: "every process holds every searched source; build reads every row" });
-		rows.push({ design: "in-process BM25, no expansion", part: "lexical", buildSeconds: buildMs / 1000, ...toRow(plain), memoryMiB: memory, notes: "all postings of each term scored" });
+		record({ design: "in-process BM25 + RM3 (today)", part: "lexical", buildSeconds: buildMs / 1000, ...toRow(expanded), memoryMiB: memory, notes: "every process holds every searched source; build reads every row" });
+		record({ design: "in-process BM25, no expansion", part: "lexical", buildSeconds: buildMs / 1000, ...toRow(plain), memoryMiB: memory, notes: "all postings of each term scored" });
 	}
 
 	// Lexical 2: PostgreSQL full text through the GIN index (the existing index), bounded candidates.
@@ -124,7 +131,7 @@ try {
 		 select x.id from candidates x, q order by ts_rank_cd(x.search_vector, q.loose) desc limit ${TOP}`;
 		const measured = await latencies((query) => client.query(sql, [texts[query], sourceId]));
 		const { rows: [size] } = await client.query<{ bytes: string }>("select pg_relation_size('knowledge_chunks_search_vector_index') as bytes");
-		rows.push({ design: "PostgreSQL GIN, OR query, 1,000 candidates, ts_rank_cd", part: "lexical", buildSeconds: null, ...toRow(measured), memoryMiB: 0, notes: `shared, nothing in process; index ${(Number(size.bytes) / 2 ** 20).toFixed(0)} MiB on disk; candidates are the first 1,000 matches, not the best` });
+		record({ design: "PostgreSQL GIN, OR query, 1,000 candidates, ts_rank_cd", part: "lexical", buildSeconds: null, ...toRow(measured), memoryMiB: 0, notes: `shared, nothing in process; index ${(Number(size.bytes) / 2 ** 20).toFixed(0)} MiB on disk; candidates are the first 1,000 matches, not the best` });
 	}
 
 	// Lexical 3: RUM (ordered index scan by rank), when installed.
@@ -139,7 +146,7 @@ try {
 			 where c.source_id = $2 and c.search_vector @@ q.q order by c.search_vector <=> q.q limit ${TOP}`;
 			const measured = await latencies((query) => client.query(sql, [texts[query], sourceId]));
 			const { rows: [size] } = await client.query<{ bytes: string }>("select pg_relation_size('knowledge_chunks_search_vector_rum') as bytes");
-			rows.push({ design: "PostgreSQL RUM, OR query, ordered by <=>", part: "lexical", buildSeconds: buildMs / 1000, ...toRow(measured), memoryMiB: 0, notes: `shared; index ${(Number(size.bytes) / 2 ** 20).toFixed(0)} MiB; Debian package, not in embedded PostgreSQL` });
+			record({ design: "PostgreSQL RUM, OR query, ordered by <=>", part: "lexical", buildSeconds: buildMs / 1000, ...toRow(measured), memoryMiB: 0, notes: `shared; index ${(Number(size.bytes) / 2 ** 20).toFixed(0)} MiB; Debian package, not in embedded PostgreSQL` });
 		}
 	}
 
@@ -150,7 +157,7 @@ try {
 	const [matrix, matrixMs] = await time(() => SourceMatrix.fromRows(vectorRows));
 	const matrixMemory = heapMiB() - before;
 	const exact = queryVectors.map((vector) => matrix.nearest(vector, TOP).map((hit) => hit.chunkId));
-	rows.push({
+	record({
 		design: "exact scan, sparse-aware (today)",
 		part: "vectors",
 		buildSeconds: matrixMs / 1000,
@@ -182,7 +189,7 @@ try {
 				const [, viewMs] = await time(() => viewed.view(path));
 				const search = (query: number) => Array.from(viewed.search(queryVectors[query], TOP, 1).keys, (key) => ids[Number(key)]);
 				const found = queryVectors.map((_, query) => search(query));
-				rows.push({
+				record({
 					design: `usearch HNSW (M=16, ef=64, ${quantization}), memory-mapped file`,
 					part: "vectors",
 					buildSeconds: buildMs / 1000,
@@ -195,7 +202,8 @@ try {
 		} catch (error) {
 			log(`usearch: ${(error as Error).message}`);
 		}
-		try {
+		// hnswlib-node builds on one thread through number[] copies: minutes at 100k; asked for with --parts …,hnswlib.
+		if (PARTS.has("hnswlib")) try {
 			const { HierarchicalNSW } = require("hnswlib-node") as { HierarchicalNSW: new (space: string, dimensions: number) => HnswIndex };
 			const index = new HierarchicalNSW("ip", dimensions);
 			const beforeHnsw = heapMiB();
@@ -206,7 +214,7 @@ try {
 			index.setEf(64);
 			const search = (query: number) => index.searchKnn(Array.from(queryVectors[query]), TOP).neighbors.map((slot) => ids[slot]);
 			const found = queryVectors.map((_, query) => search(query));
-			rows.push({
+			record({
 				design: "hnswlib-node HNSW (M=16, ef=64)",
 				part: "vectors",
 				buildSeconds: buildMs / 1000,
@@ -223,9 +231,7 @@ try {
 	log("");
 	log(`| design (${CHUNKS.toLocaleString("en")} chunks, ${QUERIES} queries, top ${TOP}) | part | build s | p50 ms | p99 ms | memory MiB | recall@50 | notes |`);
 	log("|---|---|---|---|---|---|---|---|");
-	for (const row of rows) {
-		log(`| ${row.design} | ${row.part} | ${row.buildSeconds === null ? "–" : row.buildSeconds.toFixed(1)} | ${row.p50Ms} | ${row.p99Ms} | ${row.memoryMiB === null ? "–" : row.memoryMiB.toFixed(0)} | ${row.recallAt50 ?? "–"} | ${row.notes} |`);
-	}
+	for (const row of rows) log(formatRow(row));
 	await writeFile(new URL(`./results/knowledge-candidates-${[...PARTS].join("-")}.json`, import.meta.url), `${JSON.stringify({ ...describeRun({ chunks: CHUNKS, queries: QUERIES, top: TOP, parts: [...PARTS] }), rows }, null, 2)}\n`);
 } finally {
 	await client.end();

@@ -30,7 +30,9 @@ const argument = (name: string) => {
 	const index = process.argv.indexOf(name);
 	return index >= 0 ? process.argv[index + 1] : undefined;
 };
-const STAGES = [100_000, 1_000_000].filter((stage) => stage <= Number(argument("--max-chunks") ?? 1_000_000));
+const MAX_CHUNKS = Number(argument("--max-chunks") ?? 1_000_000);
+// A smaller --max-chunks than the first stage is one stage of that size (a quick check of the bench itself).
+const STAGES = MAX_CHUNKS < 100_000 ? [MAX_CHUNKS] : [100_000, 1_000_000].filter((stage) => stage <= MAX_CHUNKS);
 const QUERIES = 200;
 const DOCUMENT_BYTES = 1024 * 1024;
 const VOCABULARY = 50_000;
@@ -175,6 +177,8 @@ function watchHealth(getServer: () => RunningServer | undefined) {
 	};
 }
 
+// Recorded before the run, so the load average is the one the run started under.
+const run = describeRun({ stages: STAGES, queries: QUERIES, documentBytes: DOCUMENT_BYTES, vocabulary: VOCABULARY, uploadsInFlight: UPLOADS_IN_FLIGHT, searchMemoryMb: process.env.KNOWLEDGE_SEARCH_MEMORY_MB ?? "default" });
 let server: RunningServer | undefined;
 const health = watchHealth(() => server);
 const rows: Record<string, unknown>[] = [];
@@ -284,7 +288,7 @@ try {
 	}
 	await writeFile(
 		new URL("./results/knowledge-scale.json", import.meta.url),
-		`${JSON.stringify({ ...describeRun({ stages: STAGES, queries: QUERIES, documentBytes: DOCUMENT_BYTES, vocabulary: VOCABULARY, uploadsInFlight: UPLOADS_IN_FLIGHT, searchMemoryMb: process.env.KNOWLEDGE_SEARCH_MEMORY_MB ?? "default" }), rows }, null, 2)}\n`,
+		`${JSON.stringify({ ...run, rows }, null, 2)}\n`,
 	);
 } finally {
 	await health.stop();
