@@ -203,28 +203,30 @@ try {
 			log(`usearch: ${(error as Error).message}`);
 		}
 		// hnswlib-node builds on one thread through number[] copies: minutes at 100k; asked for with --parts …,hnswlib.
-		if (PARTS.has("hnswlib")) try {
-			const { HierarchicalNSW } = require("hnswlib-node") as { HierarchicalNSW: new (space: string, dimensions: number) => HnswIndex };
-			const index = new HierarchicalNSW("ip", dimensions);
-			const beforeHnsw = heapMiB();
-			const [, buildMs] = await time(() => {
-				index.initIndex(ids.length, 16, 128);
-				vectors.forEach((vector, slot) => index.addPoint(Array.from(vector), slot));
-			});
-			index.setEf(64);
-			const search = (query: number) => index.searchKnn(Array.from(queryVectors[query]), TOP).neighbors.map((slot) => ids[slot]);
-			const found = queryVectors.map((_, query) => search(query));
-			record({
-				design: "hnswlib-node HNSW (M=16, ef=64)",
-				part: "vectors",
-				buildSeconds: buildMs / 1000,
-				...toRow(await latencies(search)),
-				memoryMiB: heapMiB() - beforeHnsw,
-				recallAt50: recall(found),
-				notes: "whole index in process memory (native heap, not counted by the heap figure); save/load reads it all",
-			});
-		} catch (error) {
-			log(`hnswlib-node: ${(error as Error).message}`);
+		if (PARTS.has("hnswlib")) {
+			try {
+				const { HierarchicalNSW } = require("hnswlib-node") as { HierarchicalNSW: new (space: string, dimensions: number) => HnswIndex };
+				const index = new HierarchicalNSW("ip", dimensions);
+				const beforeHnsw = heapMiB();
+				const [, buildMs] = await time(() => {
+					index.initIndex(ids.length, 16, 128);
+					vectors.forEach((vector, slot) => index.addPoint(Array.from(vector), slot));
+				});
+				index.setEf(64);
+				const search = (query: number) => index.searchKnn(Array.from(queryVectors[query]), TOP).neighbors.map((slot) => ids[slot]);
+				const found = queryVectors.map((_, query) => search(query));
+				record({
+					design: "hnswlib-node HNSW (M=16, ef=64)",
+					part: "vectors",
+					buildSeconds: buildMs / 1000,
+					...toRow(await latencies(search)),
+					memoryMiB: heapMiB() - beforeHnsw,
+					recallAt50: recall(found),
+					notes: "whole index in process memory (native heap, not counted by the heap figure); save/load reads it all",
+				});
+			} catch (error) {
+				log(`hnswlib-node: ${(error as Error).message}`);
+			}
 		}
 	}
 
