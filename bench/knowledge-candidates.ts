@@ -74,6 +74,8 @@ interface Row {
 	recallAt50?: number;
 	notes: string;
 }
+// Recorded before the run: the commit and load average it started with.
+const run = describeRun({ chunks: CHUNKS, queries: QUERIES, top: TOP, parts: [...PARTS] });
 const rows: Row[] = [];
 const formatRow = (row: Row) =>
 	`| ${row.design} | ${row.part} | ${row.buildSeconds === null ? "–" : row.buildSeconds.toFixed(1)} | ${row.p50Ms} | ${row.p99Ms} | ${row.memoryMiB === null ? "–" : row.memoryMiB.toFixed(0)} | ${row.recallAt50 ?? "–"} | ${row.notes} |`;
@@ -234,7 +236,7 @@ try {
 	log(`| design (${CHUNKS.toLocaleString("en")} chunks, ${QUERIES} queries, top ${TOP}) | part | build s | p50 ms | p99 ms | memory MiB | recall@50 | notes |`);
 	log("|---|---|---|---|---|---|---|---|");
 	for (const row of rows) log(formatRow(row));
-	await writeFile(new URL(`./results/knowledge-candidates-${[...PARTS].join("-")}.json`, import.meta.url), `${JSON.stringify({ ...describeRun({ chunks: CHUNKS, queries: QUERIES, top: TOP, parts: [...PARTS] }), rows }, null, 2)}\n`);
+	await writeFile(new URL(`./results/knowledge-candidates-${[...PARTS].join("-")}.json`, import.meta.url), `${JSON.stringify({ ...run, rows }, null, 2)}\n`);
 } finally {
 	await client.end();
 	await database.drop();
