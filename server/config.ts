@@ -51,6 +51,8 @@ const ZEnvironment = z.object({
 	KNOWLEDGE_SWEEP_INTERVAL_SECONDS: z.coerce.number().positive().default(30),
 	KNOWLEDGE_UPLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(900),
 	KNOWLEDGE_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.5).default(0.5),
+	// Search structures one process keeps across all sources, least recently searched leave first.
+	KNOWLEDGE_SEARCH_MEMORY_MB: z.coerce.number().int().min(16).default(512),
 	// Parsing: processes and each document's budgets (docs/knowledge.md, Parsing budgets).
 	KNOWLEDGE_PARSER_PROCESSES: z.coerce.number().int().min(1).max(64).default(DEFAULT_PARSING_OPTIONS.processes),
 	KNOWLEDGE_PARSER_MEMORY_MB: z.coerce.number().int().min(128).default(DEFAULT_PARSING_OPTIONS.memoryMegabytes),
@@ -218,6 +220,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 			sweepIntervalSeconds: env.KNOWLEDGE_SWEEP_INTERVAL_SECONDS,
 			uploadUrlTtlSeconds: env.KNOWLEDGE_UPLOAD_URL_TTL_SECONDS,
 			pollIntervalSeconds: env.KNOWLEDGE_POLL_INTERVAL_SECONDS,
+			searchMemoryBytes: env.KNOWLEDGE_SEARCH_MEMORY_MB * 1024 ** 2,
 			storage:
 				env.KNOWLEDGE_STORAGE === "s3"
 					? {

@@ -145,7 +145,7 @@ export async function createPlatformServices(
 			localStorage ?? new (await import("./knowledge/storage/s3-storage")).S3Storage(knowledge.storage as Extract<KnowledgeOptions["storage"], { driver: "s3" }>);
 		closers.push(() => storage.close?.());
 
-		const search = createKnowledgeSearchCaches(notifications, options.databaseUrl);
+		const search = createKnowledgeSearchCaches(notifications, options.databaseUrl, knowledge.searchMemoryBytes);
 		closers.push(() => search.close());
 		const pinecone = knowledge.pinecone ? new (await import("./knowledge/index/pinecone-vector-index")).PineconeVectorIndex(knowledge.pinecone) : undefined;
 		const vectorIndexes = new VectorIndexes(search.vectors, pinecone);

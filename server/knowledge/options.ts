@@ -26,6 +26,11 @@ export interface KnowledgeOptions {
 	pinecone?: PineconeOptions;
 	/** Parser processes and each document's budgets. */
 	parsing: ParsingOptions;
+	/**
+	 * Bytes of search structures (lexicons, vector matrices) one process keeps across all sources;
+	 * past it the least recently searched sources leave memory and load again on their next search.
+	 */
+	searchMemoryBytes: number;
 }
 
 export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
@@ -39,4 +44,5 @@ export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
 	storage: { driver: "local" },
 	vectorStore: "postgres",
 	parsing: DEFAULT_PARSING_OPTIONS,
+	searchMemoryBytes: 512 * 1024 ** 2,
 };

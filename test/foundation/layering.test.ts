@@ -106,3 +106,35 @@ describe("no module-level state in server/", () => {
 		expect(sourceFiles("server").flatMap(moduleState)).toEqual(ALLOWED_MODULE_STATE);
 	});
 });
+
+/** The only file that may write `knowledge_documents`: a document's status, attempts and queue turn change in one place. */
+const DOCUMENT_LIFECYCLE = "server/modules/knowledge/document-lifecycle.ts";
+
+/** Writes of `knowledge_documents` in a file: SQL, ORM calls on its schema, and changes to a loaded document's fields (flushed later). */
+function knowledgeDocumentWrites(file: string): string[] {
+	const text = readFileSync(join(ROOT, file), "utf8");
+	const holdsDocuments = /\b(KnowledgeDocumentSchema|findKnowledgeDocument)\b/.test(text);
+	const found: string[] = [];
+	for (const [index, line] of text.split("\n").entries()) {
+		const sql = /\b(update|insert\s+into|delete\s+from)\s+"?knowledge_documents\b/i.test(line);
+		const orm = /\b(create|nativeUpdate|nativeDelete|upsert|upsertMany|insert|insertMany|persist|assign)\(\s*KnowledgeDocumentSchema\b/.test(line);
+		const field =
+			holdsDocuments && /\.(status|attempts|failureReason|uploadedAt|processingStartedAt|processedAt|chunkCount|unfinishedParses|ingestionSlot|byteSize|storageKey)\s*(\+\+|--|[+-]?=(?!=))/.test(line);
+		if (sql || orm || field) found.push(`${file}:${index + 1}`);
+	}
+	return found;
+}
+
+describe("one writer for a knowledge document's life", () => {
+	it("the scanner finds the lifecycle's own writes (so an empty result means something)", () => {
+		expect(knowledgeDocumentWrites(DOCUMENT_LIFECYCLE).length).toBeGreaterThan(8);
+	});
+
+	it("nothing in server/ but the document lifecycle writes knowledge_documents", () => {
+		expect(
+			sourceFiles("server")
+				.filter((file) => file !== DOCUMENT_LIFECYCLE)
+				.flatMap(knowledgeDocumentWrites),
+		).toEqual([]);
+	});
+});

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sweepOrphanedDocuments } from "../../server/jobs/ingestion-worker";
+import { sweepOrphanedDocuments } from "../../server/modules/knowledge/document-lifecycle";
 import { DEFAULT_PARSING_OPTIONS, type ParsingOptions } from "../../server/knowledge/parse/parser-pool";
 import { startTestPlatform, type TestPlatform, type TestWorkspace } from "../helpers/platform";
 import { docx, docxBomb, pdf, pdfText, wordParagraphs } from "./hostile-files";

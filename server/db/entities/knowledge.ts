@@ -58,7 +58,7 @@ export interface KnowledgeDocument {
 	processedAt: Date | null;
 	/**
 	 * The document's turn in the ingestion queue, in seconds of a virtual clock per source (see
-	 * server/jobs/ingestion-job.ts): set when its job is enqueued, null before that.
+	 * server/modules/knowledge/document-lifecycle.ts): set when its job is enqueued, null before that.
 	 */
 	ingestionSlot: number | null;
 	/**

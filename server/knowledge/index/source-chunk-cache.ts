@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { DatabaseNotifications } from "../../db/notifications";
 import type { IndexBuilderPool } from "./index-builder-pool";
+import type { SearchMemoryBudget } from "./search-memory-budget";
 import { KNOWLEDGE_CHUNKS_CHANNEL, readNotification } from "./vector-notifications";
 
 /** Document id -> version (attempt and processing time) of the READY documents a structure holds. */
@@ -22,6 +23,8 @@ export interface SourceRef {
 /** What a per-source structure must expose to be brought up to date document by document. */
 export interface CachedSource {
 	versions: DocumentVersions;
+	/** Bytes held, counted against the process's search memory budget after each load or refresh. */
+	memoryBytes(): number;
 }
 
 interface Entry<T> {
@@ -46,6 +49,9 @@ interface Entry<T> {
  * Loading and rebuilding happen on index-builder threads (`builders`), never on the API's event
  * loop: a source of 100k chunks takes seconds to read and build, and every tenant's requests share
  * this loop. Concurrent first searches of a source share one load.
+ *
+ * What is kept counts against the process's SearchMemoryBudget (KNOWLEDGE_SEARCH_MEMORY_MB), shared
+ * with the other cache: past it the least recently searched sources are dropped.
  */
 export abstract class SourceChunkCache<T extends CachedSource> {
 	private readonly entries = new Map<string, Entry<T>>();
@@ -57,6 +63,9 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 	constructor(
 		private readonly notifications: DatabaseNotifications,
 		protected readonly builders: IndexBuilderPool,
+		private readonly budget: SearchMemoryBudget,
+		/** Distinguishes this cache's sources from the other cache's in the shared budget. */
+		private readonly budgetPrefix: string,
 	) {
 		notifications.subscribe(KNOWLEDGE_CHUNKS_CHANNEL, (payload) => {
 			const { sourceId, reload } = readNotification(payload);
@@ -84,10 +93,18 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 
 	drop(sourceId: string): void {
 		this.entries.delete(sourceId);
+		this.budget.release(this.budgetPrefix + sourceId);
 	}
 
 	clear(): void {
 		this.entries.clear();
+		this.budget.releaseAll(this.budgetPrefix);
+	}
+
+	/** Counts a freshly loaded or refreshed structure, evicting others past the budget. */
+	private account(sourceId: string, entry: Entry<T>, value: T): void {
+		if (this.entries.get(sourceId) !== entry) return;
+		this.budget.hold(this.budgetPrefix + sourceId, sourceId, value.memoryBytes(), () => this.forget(sourceId, entry));
 	}
 
 	protected current(em: EntityManager, source: SourceRef): Promise<T> {
@@ -107,11 +124,15 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 			const created: Entry<T> = { value: this.loadAll(em, source), stale: false };
 			this.entries.set(sourceId, created);
 			created.value.then(
-				() => this.statistics.fullLoads++,
+				(value) => {
+					this.statistics.fullLoads++;
+					this.account(sourceId, created, value);
+				},
 				() => this.forget(sourceId, created),
 			);
 			return created.value;
 		}
+		this.budget.touch(this.budgetPrefix + sourceId);
 		if (entry.refreshing) return entry.refreshing;
 		if (!entry.stale) return entry.value;
 		entry.stale = false;
@@ -121,8 +142,9 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 		});
 		entry.refreshing = refreshing;
 		refreshing.then(
-			() => {
+			(value) => {
 				if (entry.refreshing === refreshing) entry.refreshing = undefined;
+				this.account(sourceId, entry, value);
 			},
 			() => this.forget(sourceId, entry),
 		);
@@ -130,7 +152,7 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 	}
 
 	private forget(sourceId: string, entry: Entry<T>): void {
-		if (this.entries.get(sourceId) === entry) this.entries.delete(sourceId);
+		if (this.entries.get(sourceId) === entry) this.drop(sourceId);
 	}
 
 	private async refresh(em: EntityManager, source: SourceRef, value: T): Promise<void> {

@@ -1,6 +1,7 @@
 import type { DatabaseNotifications } from "../../db/notifications";
 import { IndexBuilderPool } from "../index/index-builder-pool";
 import { LexicalIndexCache } from "../index/lexical-index";
+import { SearchMemoryBudget } from "../index/search-memory-budget";
 import { VectorCache } from "../index/vector-cache";
 
 /** The per-source in-memory structures search ranks with, one set per process (a platform service). */
@@ -9,15 +10,19 @@ export interface KnowledgeSearchCaches {
 	readonly vectors: VectorCache;
 	/** The threads both are built on (each with a connection to `databaseUrl` while it builds). */
 	readonly builders: IndexBuilderPool;
+	/** What both hold, against KNOWLEDGE_SEARCH_MEMORY_MB; least recently searched sources leave first. */
+	readonly budget: SearchMemoryBudget;
 	close(): Promise<void>;
 }
 
-export function createKnowledgeSearchCaches(notifications: DatabaseNotifications, databaseUrl: string): KnowledgeSearchCaches {
+export function createKnowledgeSearchCaches(notifications: DatabaseNotifications, databaseUrl: string, memoryBytes: number): KnowledgeSearchCaches {
 	const builders = new IndexBuilderPool(databaseUrl);
+	const budget = new SearchMemoryBudget(memoryBytes);
 	return {
-		lexical: new LexicalIndexCache(notifications, builders),
-		vectors: new VectorCache(notifications, builders),
+		lexical: new LexicalIndexCache(notifications, builders, budget, "lexical:"),
+		vectors: new VectorCache(notifications, builders, budget, "vectors:"),
 		builders,
+		budget,
 		close: () => builders.close(),
 	};
 }

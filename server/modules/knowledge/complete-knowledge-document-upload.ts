@@ -1,8 +1,9 @@
 import type { TKnowledgeDocument } from "../../../contract/schemas/knowledge";
-import { enqueueIngestion, INGESTION_JOB } from "../../jobs/ingestion-job";
+import { INGESTION_JOB } from "../../jobs/ingestion-job";
 import { AppError } from "../../shared/app-error";
 import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
+import { completeUpload } from "./document-lifecycle";
 import { findKnowledgeDocument } from "./find-knowledge-records";
 import { presentKnowledgeDocument } from "./present";
 
@@ -20,16 +21,8 @@ export async function completeKnowledgeDocumentUpload(
 	if (stored !== document.byteSize) {
 		throw new AppError("INVALID_REQUEST", `The uploaded file has ${stored} bytes but ${document.byteSize} were declared`);
 	}
-	const completed = await em.transactional(async (tx) => {
-		const locked = await findKnowledgeDocument(tx, ref, { lock: true });
-		// Re-checked under the lock: of two racing completes exactly one enqueues.
-		if (locked.uploadedAt !== null) throw new AppError("INVALID_REQUEST", "This document's upload is already complete");
-		locked.uploadedAt = new Date();
-		locked.attempts += 1;
-		await tx.flush();
-		await enqueueIngestion(services.jobs, tx, { documentId: locked.id, sourceId: locked.source, attempt: locked.attempts });
-		return locked;
-	});
+	// Re-checked under the lock by completeUpload: of two racing completes exactly one queues.
+	const completed = await em.transactional((tx) => completeUpload(tx, services.jobs, ref));
 	services.jobs.wake(INGESTION_JOB);
 	return presentKnowledgeDocument(completed);
 }

@@ -1,10 +1,10 @@
 import type { TKnowledgeDocument } from "../../../contract/schemas/knowledge";
-import { KnowledgeDocumentSchema } from "../../db/entities";
 import { resolveDocumentType } from "../../knowledge/document-types";
 import { documentStorageKey } from "../../knowledge/storage/object-storage";
 import { newId } from "../../shared/ids";
 import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
+import { createDocument } from "./document-lifecycle";
 import { findKnowledgeSource } from "./find-knowledge-records";
 import { presentKnowledgeDocument } from "./present";
 import { ensureStorageAllowance } from "./storage-allowance";
@@ -23,22 +23,12 @@ export async function createKnowledgeDocumentUpload(
 	const document = await em.transactional(async (tx) => {
 		// The declared size counts against the allowance from now on, before the bytes arrive.
 		await ensureStorageAllowance(tx, { workspaceId, addedBytes: input.byteSize, defaultAllowanceBytes: services.settings.knowledge.storageAllowanceBytes, sizeField: "byteSize" });
-		return tx.create(KnowledgeDocumentSchema, {
-			id: documentId,
-			workspace: workspaceId,
-			source: source.id,
-			filename: input.filename,
-			contentType: type.contentType,
-			byteSize: input.byteSize,
-			storageKey,
-			status: "PENDING",
-			failureReason: null,
-			chunkCount: 0,
-			attempts: 0,
-			uploadedAt: null,
-			processingStartedAt: null,
-			processedAt: null,
-		});
+		return createDocument(
+			tx,
+			services.jobs,
+			{ id: documentId, workspaceId, sourceId: source.id, filename: input.filename, contentType: type.contentType, byteSize: input.byteSize, storageKey },
+			{ uploaded: false },
+		);
 	});
 	const target = await services.storage.createUploadTarget({
 		key: storageKey,

@@ -1,8 +1,7 @@
-import { KnowledgeDocumentSchema } from "../../db/entities";
 import { deleteIngestionJobs } from "../../jobs/ingestion-job";
-import { notifyChunksChanged } from "../../knowledge/index/vector-notifications";
 import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
+import { deleteDocuments } from "./document-lifecycle";
 import { findKnowledgeDocument, findKnowledgeSource, settleAll } from "./find-knowledge-records";
 
 /** Deletes the document, its chunks and queued jobs, then its stored bytes and external vectors. */
@@ -12,9 +11,7 @@ export async function deleteKnowledgeDocument(context: UseCaseContext, input: { 
 	const document = await findKnowledgeDocument(em, ref);
 	await em.transactional(async (tx) => {
 		await deleteIngestionJobs(tx, { documentId: document.id });
-		// Chunks (text and vectors) go with the row through ON DELETE CASCADE.
-		await tx.nativeDelete(KnowledgeDocumentSchema, { id: document.id });
-		await notifyChunksChanged(tx, document.source);
+		await deleteDocuments(tx, { sourceId: document.source, documentId: document.id });
 	});
 	// After the commit: a failed delete leaves an orphan file or orphan vectors (never returned by
 	// search, which joins the chunk rows), never a document without bytes.

@@ -1,9 +1,9 @@
-import { KnowledgeDocumentSchema, KnowledgeSourceSchema } from "../../db/entities";
+import { KnowledgeSourceSchema } from "../../db/entities";
 import { deleteIngestionJobs } from "../../jobs/ingestion-job";
-import { notifyChunksChanged } from "../../knowledge/index/vector-notifications";
 import { sourceStoragePrefix } from "../../knowledge/storage/object-storage";
 import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
+import { deleteDocuments } from "./document-lifecycle";
 import { findKnowledgeSource, settleAll } from "./find-knowledge-records";
 
 /**
@@ -17,10 +17,8 @@ export async function deleteKnowledgeSource(context: UseCaseContext, input: { wo
 	const source = await findKnowledgeSource(em, workspaceId, input.sourceId);
 	await em.transactional(async (tx) => {
 		await deleteIngestionJobs(tx, { sourceId: source.id });
-		// Documents and chunks go with it through ON DELETE CASCADE, in one statement.
-		await tx.nativeDelete(KnowledgeDocumentSchema, { source: source.id });
+		await deleteDocuments(tx, { sourceId: source.id });
 		await tx.nativeDelete(KnowledgeSourceSchema, { id: source.id });
-		await notifyChunksChanged(tx, source.id);
 	});
 	// After the commit: a failed delete leaves orphan files or vectors, never documents without bytes.
 	await settleAll([

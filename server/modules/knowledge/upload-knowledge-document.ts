@@ -1,12 +1,12 @@
 import { MAX_DIRECT_UPLOAD_BYTES, type TKnowledgeDocument } from "../../../contract/schemas/knowledge";
-import { KnowledgeDocumentSchema } from "../../db/entities";
-import { enqueueIngestion, INGESTION_JOB } from "../../jobs/ingestion-job";
+import { INGESTION_JOB } from "../../jobs/ingestion-job";
 import { decodeBase64, resolveDocumentType } from "../../knowledge/document-types";
 import { documentStorageKey } from "../../knowledge/storage/object-storage";
 import { AppError } from "../../shared/app-error";
 import { newId } from "../../shared/ids";
 import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
+import { createDocument } from "./document-lifecycle";
 import { findKnowledgeSource } from "./find-knowledge-records";
 import { presentKnowledgeDocument } from "./present";
 import { ensureStorageAllowance } from "./storage-allowance";
@@ -35,25 +35,12 @@ export async function uploadKnowledgeDocument(
 	try {
 		const document = await em.transactional(async (tx) => {
 			await ensureStorageAllowance(tx, { workspaceId, addedBytes: bytes.length, defaultAllowanceBytes: services.settings.knowledge.storageAllowanceBytes, sizeField: "contentBase64" });
-			const created = tx.create(KnowledgeDocumentSchema, {
-				id: documentId,
-				workspace: workspaceId,
-				source: source.id,
-				filename: input.filename,
-				contentType: type.contentType,
-				byteSize: bytes.length,
-				storageKey,
-				status: "PENDING",
-				failureReason: null,
-				chunkCount: 0,
-				attempts: 1,
-				uploadedAt: new Date(),
-				processingStartedAt: null,
-				processedAt: null,
-			});
-			await tx.flush();
-			await enqueueIngestion(services.jobs, tx, { documentId, sourceId: source.id, attempt: 1 });
-			return created;
+			return createDocument(
+				tx,
+				services.jobs,
+				{ id: documentId, workspaceId, sourceId: source.id, filename: input.filename, contentType: type.contentType, byteSize: bytes.length, storageKey },
+				{ uploaded: true },
+			);
 		});
 		services.jobs.wake(INGESTION_JOB);
 		return presentKnowledgeDocument(document);

@@ -1,0 +1,299 @@
+/**
+ * npm run bench:knowledge-scale — one knowledge source grown through 100,000 and 1,000,000 chunks
+ * of generated text, uploaded through the HTTP API to a server in its own process, as a user would.
+ *
+ * Text: seeded, 1 MB text documents whose words follow a Zipf law over a 50,000-word vocabulary
+ * (so postings look like a language: a few very common words, a long tail of rare ones).
+ * At each stage: ingestion MB/s (upload of the stage's documents to the last READY), search p50
+ * and p99 over 200 seeded queries (sequential, through the API), the first search after the
+ * ingestion and after a restart of the server, the server's RSS (now and peak), and the slowest
+ * `/healthz` answer while it all ran (a client polling one request after another throughout).
+ *
+ * `--max-chunks 100000` stops after the first stage (the 1,000,000-chunk stage ingests about
+ * 2 GB and takes most of an hour on a 2-core machine). The server runs with the default settings
+ * (KNOWLEDGE_SEARCH_MEMORY_MB and the rest, from this process's environment) except the rate
+ * limit (off) and the storage allowance (raised to hold the corpus).
+ * Database: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else postgres@127.0.0.1:5432 (a fresh
+ * database, dropped at the end). Results: bench/results/knowledge-scale.json.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import pg from "pg";
+import { createTestDatabase } from "../test/helpers/database";
+import { describeRun } from "./run-record";
+
+const argument = (name: string) => {
+	const index = process.argv.indexOf(name);
+	return index >= 0 ? process.argv[index + 1] : undefined;
+};
+const MAX_CHUNKS = Number(argument("--max-chunks") ?? 1_000_000);
+// A smaller --max-chunks than the first stage is one stage of that size (a quick check of the bench itself).
+const STAGES = MAX_CHUNKS < 100_000 ? [MAX_CHUNKS] : [100_000, 1_000_000].filter((stage) => stage <= MAX_CHUNKS);
+const QUERIES = 200;
+const DOCUMENT_BYTES = 1024 * 1024;
+const VOCABULARY = 50_000;
+const UPLOADS_IN_FLIGHT = 2;
+const SECRET_KEY = "bench-scale-secret-key-0123456789abcdef0123";
+const log = (message: string) => process.stdout.write(`${message}\n`);
+
+if (!process.env.TEST_DATABASE_URL && process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
+const database = await createTestDatabase();
+const dataDirectory = await mkdtemp(join(tmpdir(), "bench-knowledge-scale-"));
+const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+
+// Seeded generator; words are pronounceable-ish letter strings, ranked by a Zipf law (s = 1).
+let seed = 20_261_126;
+const random = () => {
+	seed = (seed * 1103515245 + 12345) % 2 ** 31;
+	return seed / 2 ** 31;
+};
+const letters = "abcdefghijklmnopqrstuvwxyz";
+const words = Array.from({ length: VOCABULARY }, (_, rank) => {
+	let word = "";
+	for (let value = rank + 26 * 26; value > 0; value = Math.floor(value / 26)) word += letters[value % 26];
+	return `${word}${letters[rank % 7]}`;
+});
+const cumulative = new Float64Array(VOCABULARY);
+for (let rank = 0, sum = 0; rank < VOCABULARY; rank++) cumulative[rank] = sum += 1 / (rank + 1);
+const zipfRank = () => {
+	const target = random() * cumulative[VOCABULARY - 1];
+	let low = 0;
+	let high = VOCABULARY - 1;
+	while (low < high) {
+		const middle = (low + high) >> 1;
+		if (cumulative[middle] < target) low = middle + 1;
+		else high = middle;
+	}
+	return low;
+};
+const generateDocument = (): string => {
+	const parts: string[] = [];
+	let length = 0;
+	while (length < DOCUMENT_BYTES) {
+		const sentence = `${Array.from({ length: 8 + Math.floor(random() * 14) }, () => words[zipfRank()]).join(" ")}.`;
+		parts.push(sentence);
+		length += sentence.length + 1;
+		if (random() < 0.08) {
+			parts.push("\n\n");
+			length += 2;
+		}
+	}
+	return parts.join(" ");
+};
+// Queries a person might type: two to four words, mostly from the middle of the ranks.
+const queries = Array.from({ length: QUERIES }, () => Array.from({ length: 2 + Math.floor(random() * 3) }, () => words[Math.min(VOCABULARY - 1, 20 + zipfRank() * 3)]).join(" "));
+
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
+const round = (value: number, digits = 1) => Number(value.toFixed(digits));
+
+async function freePort(): Promise<number> {
+	return new Promise((resolve) => {
+		const server = createServer().listen(0, "127.0.0.1", () => {
+			const { port } = server.address() as { port: number };
+			server.close(() => resolve(port));
+		});
+	});
+}
+
+const serverEnvironment = (port: number) => ({
+	...process.env,
+	DATABASE_URL: database.url,
+	SECRET_KEY,
+	DATA_DIR: dataDirectory,
+	PORT: String(port),
+	HOST: "127.0.0.1",
+	LOG_LEVEL: "error",
+	RATE_LIMIT_PER_MINUTE: "0",
+	KNOWLEDGE_STORAGE_ALLOWANCE_BYTES: String(8 * 1024 ** 3),
+});
+
+interface RunningServer {
+	process: ChildProcess;
+	url: string;
+}
+
+async function startServer(): Promise<RunningServer> {
+	const port = await freePort();
+	const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], { env: serverEnvironment(port), stdio: ["ignore", "ignore", "inherit"] });
+	const url = `http://127.0.0.1:${port}`;
+	const deadline = Date.now() + 120_000;
+	while (Date.now() < deadline) {
+		if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}`);
+		const ok = await fetch(`${url}/healthz`).then(
+			(response) => response.ok,
+			() => false,
+		);
+		if (ok) return { process: child, url };
+		await new Promise((resolve) => setTimeout(resolve, 200));
+	}
+	throw new Error("the server did not answer /healthz in 2 minutes");
+}
+
+async function stopServer(server: RunningServer): Promise<void> {
+	const exited = new Promise((resolve) => server.process.once("exit", resolve));
+	server.process.kill("SIGTERM");
+	await exited;
+}
+
+/** Resident and peak resident memory of the server process, in MiB. */
+async function memoryOf(server: RunningServer): Promise<{ rssMiB: number; peakMiB: number }> {
+	const status = await readFile(`/proc/${server.process.pid}/status`, "utf8");
+	const field = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
+	return { rssMiB: round(field("VmRSS")), peakMiB: round(field("VmHWM")) };
+}
+
+/** Polls /healthz one request after another; the slowest answer (a refused or failed one counts as its time). */
+function watchHealth(getServer: () => RunningServer | undefined) {
+	let slowest = 0;
+	let running = true;
+	const loop = (async () => {
+		while (running) {
+			const server = getServer();
+			if (!server) {
+				await new Promise((resolve) => setTimeout(resolve, 50));
+				continue;
+			}
+			const start = performance.now();
+			await fetch(`${server.url}/healthz`).catch(() => undefined);
+			slowest = Math.max(slowest, performance.now() - start);
+			await new Promise((resolve) => setTimeout(resolve, 20));
+		}
+	})();
+	return {
+		/** The slowest answer since the last call. */
+		take() {
+			const value = slowest;
+			slowest = 0;
+			return round(value);
+		},
+		async stop() {
+			running = false;
+			await loop;
+		},
+	};
+}
+
+// Recorded before the run, so the load average is the one the run started under.
+const run = describeRun({ stages: STAGES, queries: QUERIES, documentBytes: DOCUMENT_BYTES, vocabulary: VOCABULARY, uploadsInFlight: UPLOADS_IN_FLIGHT, searchMemoryMb: process.env.KNOWLEDGE_SEARCH_MEMORY_MB ?? "default" });
+let server: RunningServer | undefined;
+const health = watchHealth(() => server);
+const rows: Record<string, unknown>[] = [];
+try {
+	server = await startServer();
+	const { stdout } = await promisify(execFile)(
+		"npm",
+		["run", "--silent", "admin", "--", "bootstrap", "--organization", "Bench", "--workspace", "Scale", "--email", "bench@example.com", "--password", "bench password 123", "--json"],
+		{ env: serverEnvironment(0) },
+	);
+	const { apiKey } = JSON.parse(stdout) as { apiKey: string };
+	const api = async (method: string, path: string, body?: unknown) => {
+		const response = await fetch(`${(server as RunningServer).url}${path}`, {
+			method,
+			headers: { authorization: `Bearer ${apiKey}`, ...(body ? { "content-type": "application/json" } : {}) },
+			body: body ? JSON.stringify(body) : undefined,
+		});
+		if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+		return response.json() as Promise<Record<string, unknown>>;
+	};
+	const sourceId = (await api("POST", "/knowledge/sources", { name: "Scale" })).id as string;
+	const searchOnce = async (query: string) => {
+		const start = performance.now();
+		await api("GET", `/knowledge/sources/${sourceId}/search?${new URLSearchParams({ query, topK: "5" })}`);
+		return performance.now() - start;
+	};
+	const progress = async () => {
+		const { rows: [row] } = await pool.query<{ ready: string; failed: string; chunks: string; total: string }>(
+			`select count(*) filter (where status = 'READY') as ready, count(*) filter (where status = 'FAILED') as failed,
+			        coalesce(sum(chunk_count), 0) as chunks, count(*) as total from knowledge_documents where source_id = $1`,
+			[sourceId],
+		);
+		return { ready: Number(row.ready), failed: Number(row.failed), chunks: Number(row.chunks), total: Number(row.total) };
+	};
+
+	let uploadedBytes = 0;
+	for (const target of STAGES) {
+		health.take();
+		const stageStart = performance.now();
+		let stageBytes = 0;
+		// Upload in rounds sized by the chunks per document seen so far, until the target is reached.
+		for (let state = await progress(); state.chunks < target; state = await progress()) {
+			const perDocument = state.ready > 0 ? state.chunks / state.ready : 450;
+			const needed = Math.max(1, Math.ceil((target - state.chunks) / perDocument) - (state.total - state.ready - state.failed));
+			const batch = Array.from({ length: Math.min(needed, 50) }, (_, index) => index);
+			const inFlight = new Set<Promise<unknown>>();
+			for (const index of batch) {
+				const text = generateDocument();
+				stageBytes += text.length;
+				const upload = api("POST", `/knowledge/sources/${sourceId}/documents/upload`, {
+					filename: `part-${uploadedBytes + stageBytes}-${index}.txt`,
+					contentBase64: Buffer.from(text).toString("base64"),
+				});
+				inFlight.add(upload);
+				upload.finally(() => inFlight.delete(upload));
+				if (inFlight.size >= UPLOADS_IN_FLIGHT) await Promise.race(inFlight);
+			}
+			await Promise.all(inFlight);
+			for (let now = await progress(); now.ready + now.failed < now.total; now = await progress()) await new Promise((resolve) => setTimeout(resolve, 500));
+			const now = await progress();
+			log(`  ${now.chunks.toLocaleString("en")} chunks in ${now.ready} documents (${now.failed} failed), ${round((performance.now() - stageStart) / 1000)} s`);
+		}
+		uploadedBytes += stageBytes;
+		const ingestionSeconds = (performance.now() - stageStart) / 1000;
+		const healthDuringIngestion = health.take();
+		const state = await progress();
+
+		const firstAfterIngestion = await searchOnce(queries[0]);
+		const latencies: number[] = [];
+		for (const query of queries) latencies.push(await searchOnce(query));
+		const memory = await memoryOf(server);
+		const healthDuringSearch = health.take();
+
+		await stopServer(server);
+		server = undefined;
+		server = await startServer();
+		const firstAfterRestart = await searchOnce(queries[1]);
+		const healthAfterRestart = health.take();
+		const memoryAfterRestart = await memoryOf(server);
+
+		const row = {
+			chunks: state.chunks,
+			documents: state.ready,
+			failedDocuments: state.failed,
+			ingestionMBps: round(stageBytes / 1e6 / ingestionSeconds, 2),
+			searchP50Ms: round(percentile(latencies, 50)),
+			searchP99Ms: round(percentile(latencies, 99)),
+			firstSearchAfterIngestionMs: round(firstAfterIngestion),
+			firstSearchAfterRestartMs: round(firstAfterRestart),
+			serverRssMiB: memory.rssMiB,
+			serverPeakRssMiB: memory.peakMiB,
+			serverRssAfterRestartMiB: memoryAfterRestart.rssMiB,
+			healthzWorstMs: Math.max(healthDuringIngestion, healthDuringSearch, healthAfterRestart),
+			healthzWorstDuring: { ingestionMs: healthDuringIngestion, searchesMs: healthDuringSearch, restartAndFirstSearchMs: healthAfterRestart },
+		};
+		rows.push(row);
+		log(JSON.stringify(row));
+	}
+
+	log("");
+	log("| chunks | ingestion MB/s | search p50 ms | search p99 ms | first search after ingestion ms | first search after restart ms | server RSS MiB (peak) | /healthz worst ms |");
+	log("|---|---|---|---|---|---|---|---|");
+	for (const row of rows as { [key: string]: number }[]) {
+		log(
+			`| ${row.chunks.toLocaleString("en")} | ${row.ingestionMBps} | ${row.searchP50Ms} | ${row.searchP99Ms} | ${row.firstSearchAfterIngestionMs} | ${row.firstSearchAfterRestartMs} | ${row.serverRssMiB} (${row.serverPeakRssMiB}) | ${row.healthzWorstMs} |`,
+		);
+	}
+	await writeFile(
+		new URL("./results/knowledge-scale.json", import.meta.url),
+		`${JSON.stringify({ ...run, rows }, null, 2)}\n`,
+	);
+} finally {
+	await health.stop();
+	if (server) await stopServer(server);
+	await pool.end();
+	await database.drop();
+	await rm(dataDirectory, { recursive: true, force: true });
+}
