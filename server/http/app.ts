@@ -8,6 +8,7 @@ import { knowledgeRoutes } from "./routers/knowledge";
 import { managementRoutes } from "./routers/management";
 import { runtimeRoutes } from "./routers/runtime";
 import { uploadsRoute } from "./routers/uploads";
+import { metricsRoutes } from "./metrics-endpoint";
 
 /**
  * The HTTP server's request listener: one route table (router.ts) for every request. Contract
@@ -17,5 +18,5 @@ import { uploadsRoute } from "./routers/uploads";
  * is 404 in the envelope.
  */
 export function createRequestListener(services: PlatformServices, oauth: OAuthEndpoints, dashboard: RawRoute[]): (request: IncomingMessage, response: ServerResponse) => void {
-	return createRouter(services, [...runtimeRoutes(), ...knowledgeRoutes(), ...healthRoutes(), ...managementRoutes()], [...oauth.routes, uploadsRoute(services), ...dashboard]);
+	return createRouter(services, [...runtimeRoutes(), ...knowledgeRoutes(), ...healthRoutes(), ...managementRoutes()], [...metricsRoutes(services), ...oauth.routes, uploadsRoute(services), ...dashboard]);
 }

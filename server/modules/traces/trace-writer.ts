@@ -5,7 +5,8 @@ import { describePrincipal } from "../../shared/principal";
 import type { Logger } from "../../shared/logger";
 import type { GenerationOutcome } from "../runtime/run-generation";
 import { monthOf } from "../quotas/consume-request-quota";
-import { costInMicroUsd } from "./model-prices";
+import type { PlatformMetrics } from "../../observability/metrics";
+import { costInMicroUsd, pricedModelOf } from "./model-prices";
 
 const FLUSH_INTERVAL_MS = 200;
 const FLUSH_SIZE = 100;
@@ -150,14 +151,35 @@ export class TraceWriter {
 		private readonly em: () => EntityManager,
 		private readonly logger: Logger,
 		private readonly spend: SpendLedger,
+		private readonly metrics?: PlatformMetrics,
 	) {}
+
+	/** Traces buffered, not yet written (the metrics' trace_writer_backlog). */
+	get backlog(): number {
+		return this.buffer.length;
+	}
 
 	record(outcome: GenerationOutcome): void {
 		const trace = traceOf(outcome);
 		if (trace.costMicroUsd > 0) this.spend.addUnstoredSpend(trace.workspace, trace.costMicroUsd);
+		this.metrics?.recordGeneration({
+			provider: trace.provider,
+			// Model names are the caller's text: only priced families become labels.
+			model: pricedModelOf(trace.model) ?? "other",
+			kind: trace.kind,
+			streamed: trace.streamed,
+			outcome: outcome.error ? outcome.error.kind : "success",
+			latencySeconds: outcome.latencyMs / 1000,
+			timeToFirstTokenSeconds: outcome.timeToFirstTokenMs === null ? null : outcome.timeToFirstTokenMs / 1000,
+			inputTokens: trace.inputTokens,
+			outputTokens: trace.outputTokens,
+			costMicroUsd: trace.costMicroUsd,
+		});
+		this.metrics?.recordProviderAttempts(trace.provider, outcome.attempts);
 		if (this.buffer.length >= MAX_BUFFERED) {
 			// The trace is dropped; its cost is not.
 			this.dropped += 1;
+			this.metrics?.recordTracesDropped(1);
 			this.keepUnstoredSpend(trace);
 			this.timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
 			return;
