@@ -39,6 +39,8 @@ async function main() {
 		observability: config.observability,
 		// dist/web beside this bundle (dist/main.js), built by `npm run build` like the bundle itself.
 		webDirectory: fileURLToPath(new URL("./web", import.meta.url)),
+		// The checkout's openapi.yaml, beside dist/.
+		openApiDocument: fileURLToPath(new URL("../openapi.yaml", import.meta.url)),
 	});
 	logger.info("listening", { port: config.port, publicBaseUrl: config.publicBaseUrl, ...(platform.metricsUrl ? { metrics: platform.metricsUrl } : {}) });
 

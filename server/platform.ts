@@ -1,5 +1,6 @@
 import { DEFAULT_SESSION_LIFETIMES, type SessionLifetimes } from "./modules/sessions/session-lifetimes";
 import { once } from "node:events";
+import { resolve } from "node:path";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { DatabaseNotifications } from "./db/notifications";
@@ -71,6 +72,8 @@ export interface PlatformOptions {
 	sessions?: Partial<SessionLifetimes>;
 	/** The built dashboard (dist/web, `npm run build`); unset: its pages answer that it is not built. */
 	webDirectory?: string;
+	/** openapi.yaml, served at /openapi.yaml, /openapi.json and rendered at /docs; default: ./openapi.yaml from the working directory. */
+	openApiDocument?: string;
 	/** METRICS_PORT, METRICS_TOKEN, ACCESS_LOG (server/observability). */
 	observability?: Partial<ObservabilityOptions>;
 }
@@ -269,7 +272,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 		]);
 		const oauth = createOAuthEndpoints(services, options.oauth ?? {}, (context, request) => createMcpServer(context, request));
 		const dashboard = dashboardRoutes(options.webDirectory, services.logger);
-		const server = createHttpServer(createRequestListener(services, oauth, dashboard), options.http, services.logger).listen(options.port, options.host ?? "0.0.0.0");
+		const server = createHttpServer(createRequestListener(services, oauth, dashboard, { openApiDocument: options.openApiDocument ?? resolve("openapi.yaml") }), options.http, services.logger).listen(options.port, options.host ?? "0.0.0.0");
 		await once(server, "listening");
 		const { port } = server.address() as AddressInfo;
 		publicBaseUrl ||= `http://localhost:${port}`;
