@@ -7,6 +7,7 @@ import type { GenerationOutcome } from "../runtime/run-generation";
 import { monthOf } from "../quotas/consume-request-quota";
 import type { PlatformMetrics } from "../../observability/metrics";
 import { costInMicroUsd, pricedModelOf } from "./model-prices";
+import { isUnavailable } from "../../db/database-unavailable";
 
 const FLUSH_INTERVAL_MS = 200;
 const FLUSH_SIZE = 100;
@@ -111,6 +112,8 @@ const ADD_SPEND = `
 
 /** A PostgreSQL error code (SQLSTATE): the database answered and refused the statement. */
 const SQLSTATE = /^[0-9A-Z]{5}$/;
+/** Traces kept after the database did not answer are tried again this often. */
+const RETRY_WRITE_MS = 1_000;
 
 /** The monthly spend figure the quota reads; RequestQuotas (server/modules/quotas) keeps it. */
 export interface SpendLedger {
@@ -214,10 +217,13 @@ export class TraceWriter {
 			try {
 				await this.insert(batch);
 			} catch (error) {
-				if (!SQLSTATE.test(String((error as { code?: unknown }).code))) {
-					// Not a refusal (the database is unreachable): the rows would fail alike one by one.
-					this.logger.error("traces not written", { count: batch.length, error });
-					for (const trace of batch) this.keepUnstoredSpend(trace);
+				if (!SQLSTATE.test(String((error as { code?: unknown }).code)) || isUnavailable(error)) {
+					// Not a refusal (the database is unreachable or restarting): the rows would fail alike one
+					// by one. They go back to the front of the buffer and are written once it answers again, so
+					// no answered generation loses its trace to a database restart (past the buffer's bound the
+					// oldest are dropped, counted, their cost kept).
+					this.logger.error("traces not written yet; kept to write again", { count: batch.length, error });
+					this.requeue(batch);
 				} else {
 					this.logger.warn("trace batch refused; writing its rows one by one", { count: batch.length, error });
 					await this.insertOneByOne(batch);
@@ -247,6 +253,18 @@ export class TraceWriter {
 				this.keepUnstoredSpend(trace);
 			}
 		}
+	}
+
+	private requeue(batch: PendingTrace[]): void {
+		const kept = [...batch, ...this.buffer];
+		const overflow = kept.length - MAX_BUFFERED;
+		if (overflow > 0) {
+			for (const trace of kept.splice(0, overflow)) this.keepUnstoredSpend(trace);
+			this.dropped += overflow;
+			this.metrics?.recordTracesDropped(overflow);
+		}
+		this.buffer = kept;
+		if (!this.closed) this.timer ??= setTimeout(() => void this.flush(), RETRY_WRITE_MS);
 	}
 
 	private keepUnstoredSpend(trace: PendingTrace): void {
