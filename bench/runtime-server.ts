@@ -18,8 +18,12 @@ const platform = await startPlatform({
 	logger: createLogger("error"),
 	quotas: { rateLimitPerMinute: 0 },
 	egress: { allowList: parseEgressAllowList("127.0.0.1") },
+	// METRICS_PORT (bench/soak.ts reads event-loop lag there); access lines would go to stdout, which carries the handshake.
+	observability: { metricsPort: process.env.METRICS_PORT === undefined ? undefined : Number(process.env.METRICS_PORT), accessLog: false },
+	// The soak keeps one MCP connection for its whole run.
+	oauth: { accessTokenTtlSeconds: 3600, registrationsPerHour: 0 },
 });
-process.stdout.write(`${JSON.stringify({ url: platform.url })}\n`);
+process.stdout.write(`${JSON.stringify({ url: platform.url, metricsUrl: platform.metricsUrl })}\n`);
 process.once("SIGTERM", () => {
 	platform.close().finally(() => process.exit(0));
 });

@@ -17,11 +17,12 @@
  * Database: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else postgres@127.0.0.1:5432 (a fresh
  * database is created and dropped). Results: bench/results/runtime.json.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { readdirSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import http from "node:http";
+import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { createAssistant } from "../server/modules/assistants/create-assistant";
 import { createAssistantVersion } from "../server/modules/assistants/create-assistant-version";
@@ -40,6 +41,13 @@ import { createLogger } from "../server/shared/logger";
 import { createTestDatabase } from "../test/helpers/database";
 import { buildBundles } from "../scripts/build";
 
+const git = (args: string[]) => {
+	try {
+		return execFileSync("git", args, { encoding: "utf8" }).trim();
+	} catch {
+		return "";
+	}
+};
 const SECRET_KEY = "bench-secret-key-0123456789abcdef0123456789";
 const REQUESTS = { 1: Number(process.env.BENCH_REQUESTS_C1 ?? 2000), 32: Number(process.env.BENCH_REQUESTS_C32 ?? 20000) } as const;
 const WARMUP_REQUESTS = 1000;
@@ -274,6 +282,14 @@ const server = spawn(process.execPath, [...profileFlags, "dist/bench/runtime-ser
 const readUrl = async (child: ChildProcess) =>
 	(JSON.parse(((await once(createInterface({ input: child.stdout as NonNullable<typeof child.stdout> }), "line")) as [string])[0]) as { url: string }).url;
 const platform = { url: await readUrl(server) };
+// BENCH_BASELINE=<a checkout of the commit to compare with>: its server, bundled the same way, measured as one more
+// target on the same database, so a change's cost per request is read against the code before it in one run.
+const baselineCheckout = process.env.BENCH_BASELINE;
+if (baselineCheckout) await buildBundles({ "runtime-server": join(baselineCheckout, "bench", "runtime-server.ts") }, "dist/bench/baseline");
+const baselineServer = baselineCheckout
+	? spawn(process.execPath, ["dist/bench/baseline/runtime-server.js"], { env: { ...process.env, DATABASE_URL: database.url, SECRET_KEY, LOG_LEVEL: "error" }, stdio: ["ignore", "pipe", "inherit"] })
+	: null;
+const baselineUrl = baselineServer ? await readUrl(baselineServer) : null;
 const bareProxy = spawn(process.execPath, ["dist/bench/bare-proxy.js"], {
 	env: { ...process.env, UPSTREAM_URL: `${standInUrl}/v1/chat/completions` },
 	stdio: ["ignore", "pipe", "inherit"],
@@ -305,6 +321,8 @@ try {
 	const directStream: Target = { ...direct, name: "direct stream", body: JSON.stringify({ model: "gpt-4o-mini", messages, stream: true, stream_options: { include_usage: true } }), firstDeltaMarker: "data: " };
 	const bareStream: Target = { ...directStream, name: "bare proxy stream", url: bareProxyUrl, serverProcess: { pid: bareProxy.pid as number } };
 	const runtimeStream: Target = { ...execute, name: "/runtime/stream", url: `${platform.url}/runtime/stream`, firstDeltaMarker: "event: delta" };
+	const baselineExecute: Target | null =
+		baselineServer && baselineUrl ? { ...execute, name: "/runtime/execute (baseline)", url: `${baselineUrl}/runtime/execute`, serverProcess: { pid: baselineServer.pid as number } } : null;
 
 	log("starting Portkey gateway (npx @portkey-ai/gateway@1.15.2) ...");
 	portkey = await startPortkey();
@@ -320,7 +338,7 @@ try {
 	log(portkey ? "Portkey is up" : "Portkey unavailable: skipped");
 	results.portkey = portkey ? "measured (non-streaming only: its streaming returns 500 on Node 20)" : "skipped (could not start)";
 
-	const targets = [direct, bare, execute, assistant, ...(portkeyTarget ? [portkeyTarget] : [])].filter((target) => !only || only.includes(target.name));
+	const targets = [direct, bare, execute, ...(baselineExecute ? [baselineExecute] : []), assistant, ...(portkeyTarget ? [portkeyTarget] : [])].filter((target) => !only || only.includes(target.name));
 	const runs = [...(await measureInterleaved(targets, 1, REQUESTS[1])), ...(await measureInterleaved(targets, 32, REQUESTS[32]))];
 	const streams = await measureInterleaved([directStream, bareStream, runtimeStream], 1, REQUESTS[1]);
 
@@ -353,21 +371,25 @@ try {
 		// Steadier than throughput, which the client and stand-in sharing the same two cores also bound.
 		"server CPU per request at c=32, portkey / execute": { ratio: cpuRatio("portkey gateway", "/runtime/execute"), target: null },
 		"server CPU per request at c=32, execute / bare proxy": { ratio: cpuRatio("/runtime/execute", "bare proxy"), target: null },
+		...(baselineExecute ? { "server CPU per request at c=32, execute / execute at BENCH_BASELINE": { ratio: cpuRatio("/runtime/execute", baselineExecute.name), target: 1.05 } } : {}),
 	};
 
 	console.table(table.map((run) => ({ target: run.target, c: run.concurrency, "p50 ms": run.p50Ms, "p99 ms": run.p99Ms, "req/s": run.requestsPerSecond, "added p50 ms": run.addedP50Ms, "server CPU µs/req": run.serverCpuUsPerRequest, failures: run.failures })));
 	console.table((results.streams as typeof streams).map((run) => ({ target: run.target, "first delta p50 ms": run.firstDeltaP50Ms, "first delta p99 ms": run.firstDeltaP99Ms, "total p50 ms": run.p50Ms, "server CPU µs/req": run.serverCpuUsPerRequest, failures: run.failures })));
 	console.table(results.targets as object);
-	if (!only) {
+	if (!only || baselineExecute) {
+		// A comparison with BENCH_BASELINE (whatever BENCH_ONLY says) has a file of its own.
+		const file = baselineExecute ? "bench/results/runtime-baseline.json" : "bench/results/runtime.json";
 		await mkdir("bench/results", { recursive: true });
-		await writeFile("bench/results/runtime.json", `${JSON.stringify(results, null, 2)}\n`);
-		log("wrote bench/results/runtime.json");
+		await writeFile(file, `${JSON.stringify({ ...results, baseline: baselineCheckout ? git(["-C", baselineCheckout, "rev-parse", "--short", "HEAD"]) : null }, null, 2)}\n`);
+		log(`wrote ${file}`);
 	}
 } finally {
 	stopPortkey(portkey);
 	server.kill("SIGTERM");
 	bareProxy.kill("SIGTERM");
-	await Promise.all([once(server, "exit"), once(bareProxy, "exit")]);
+	baselineServer?.kill("SIGTERM");
+	await Promise.all([once(server, "exit"), once(bareProxy, "exit"), ...(baselineServer ? [once(baselineServer, "exit")] : [])]);
 	await operatorServices.close();
 	standIn.close();
 	standIn.closeAllConnections();

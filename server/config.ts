@@ -11,6 +11,7 @@ import { DEFAULT_SIGN_IN_THROTTLE, type SignInThrottleOptions } from "./modules/
 import type { SessionLifetimes } from "./modules/sessions/session-lifetimes";
 import type { OAuthOptions } from "./oauth/oauth-options";
 import { DEFAULT_PASSWORD_HASHING_LIMITS, type PasswordHashingLimits } from "./shared/crypto";
+import type { ObservabilityOptions } from "./observability/observability";
 import { TrustedProxies } from "./shared/trusted-proxies";
 
 /** A setting the process cannot start with; its message is the whole story, printed without a stack. */
@@ -97,6 +98,10 @@ const ZEnvironment = z.object({
 	// Dashboard sessions (server/modules/sessions).
 	SESSION_IDLE_MINUTES: z.coerce.number().min(1).max(7 * 24 * 60).default(120),
 	SESSION_LIFETIME_HOURS: z.coerce.number().min(1).max(90 * 24).default(168),
+	// Operations (docs/production.md): Prometheus metrics on a port of their own or behind a token, never public by default.
+	METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+	METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
+	ACCESS_LOG: z.enum(["true", "false"]).default("true"),
 });
 
 export interface Config {
@@ -121,6 +126,7 @@ export interface Config {
 	passwordHashing: PasswordHashingLimits;
 	trustedProxies: string[];
 	sessions: SessionLifetimes;
+	observability: ObservabilityOptions;
 }
 
 /**
@@ -204,6 +210,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 		},
 		passwordHashing: { concurrency: env.PASSWORD_HASH_CONCURRENCY, queue: env.PASSWORD_HASH_QUEUE },
 		trustedProxies,
+		observability: { metricsPort: env.METRICS_PORT, metricsToken: env.METRICS_TOKEN, accessLog: env.ACCESS_LOG === "true" },
 		sessions: { idleSeconds: Math.round(env.SESSION_IDLE_MINUTES * 60), absoluteSeconds: Math.round(env.SESSION_LIFETIME_HOURS * 3600) },
 		evaluations: {
 			worker: env.EVALUATION_WORKER,

@@ -36,10 +36,13 @@ async function main() {
 		passwordHashing: config.passwordHashing,
 		trustedProxies: config.trustedProxies,
 		sessions: config.sessions,
+		observability: config.observability,
 		// dist/web beside this bundle (dist/main.js), built by `npm run build` like the bundle itself.
 		webDirectory: fileURLToPath(new URL("./web", import.meta.url)),
+		// The checkout's openapi.yaml, beside dist/.
+		openApiDocument: fileURLToPath(new URL("../openapi.yaml", import.meta.url)),
 	});
-	logger.info("listening", { port: config.port, publicBaseUrl: config.publicBaseUrl });
+	logger.info("listening", { port: config.port, publicBaseUrl: config.publicBaseUrl, ...(platform.metricsUrl ? { metrics: platform.metricsUrl } : {}) });
 
 	stopOnSignals(logger, async () => {
 		try {

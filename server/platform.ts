@@ -1,5 +1,6 @@
 import { DEFAULT_SESSION_LIFETIMES, type SessionLifetimes } from "./modules/sessions/session-lifetimes";
 import { once } from "node:events";
+import { resolve } from "node:path";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { DatabaseNotifications } from "./db/notifications";
@@ -10,7 +11,7 @@ import { openDatabase } from "./db/orm";
 import { DEFAULT_EVALUATION_OPTIONS, declareEvaluationQueue, type EvaluationOptions } from "./jobs/evaluation-job";
 import { startEvaluationWorker } from "./jobs/evaluation-worker";
 import { PatternEngine } from "./modules/evaluations/scorers/pattern-engine";
-import { declareIngestionQueue } from "./jobs/ingestion-job";
+import { declareIngestionQueue, INGESTION_JOB } from "./jobs/ingestion-job";
 import { startIngestionWorker, startOrphanSweeper } from "./jobs/ingestion-worker";
 import { JobQueue } from "./jobs/job-queue";
 import { VectorIndexes } from "./knowledge/index/vector-indexes";
@@ -32,6 +33,7 @@ import { UpstreamHttp } from "./providers/upstream-http";
 import { TraceWriter } from "./modules/traces/trace-writer";
 import { DEFAULT_PASSWORD_HASHING_LIMITS, PasswordHashing, type PasswordHashingLimits, SecretBox } from "./shared/crypto";
 import { createLogger, type Logger } from "./shared/logger";
+import { DEFAULT_OBSERVABILITY_OPTIONS, Observability, type ObservabilityOptions } from "./observability/observability";
 import { TrustedProxies } from "./shared/trusted-proxies";
 
 /** On stop, how long the trace writer's last flush waits for generations still running (an evaluation case on a slow provider). */
@@ -70,6 +72,10 @@ export interface PlatformOptions {
 	sessions?: Partial<SessionLifetimes>;
 	/** The built dashboard (dist/web, `npm run build`); unset: its pages answer that it is not built. */
 	webDirectory?: string;
+	/** openapi.yaml, served at /openapi.yaml, /openapi.json and rendered at /docs; default: ./openapi.yaml from the working directory. */
+	openApiDocument?: string;
+	/** METRICS_PORT, METRICS_TOKEN, ACCESS_LOG (server/observability). */
+	observability?: Partial<ObservabilityOptions>;
 }
 
 /**
@@ -115,6 +121,8 @@ export async function createPlatformServices(
 			trustedProxies: new TrustedProxies(options.trustedProxies ?? []),
 			sessions: { ...DEFAULT_SESSION_LIFETIMES, ...options.sessions },
 		};
+
+		const observability = new Observability({ ...DEFAULT_OBSERVABILITY_OPTIONS, ...options.observability });
 
 		const orm = await openDatabase(options.databaseUrl);
 		closers.push(() => orm.close());
@@ -170,7 +178,7 @@ export async function createPlatformServices(
 			},
 		);
 		// The quota counts this process's spend from the end of each generation (SpendLedger).
-		const traces = new TraceWriter(() => orm.em.fork(), logger, quotas);
+		const traces = new TraceWriter(() => orm.em.fork(), logger, quotas, observability.metrics);
 		// After the HTTP server has closed, and after the generations still running have recorded theirs.
 		closers.push(() => traces.close());
 		const generations = new RunningGenerations();
@@ -203,7 +211,17 @@ export async function createPlatformServices(
 			quotas,
 			traces,
 			generations,
+			observability,
 		};
+		observability.metrics.observe({
+			traceBacklog: () => traces.backlog,
+			ingestionQueueDepth: () => jobs.boss.getQueueSize(INGESTION_JOB.name),
+			databasePool: () => {
+				// knex's pool (tarn): what the platform's queries hold and wait for.
+				const pool = orm.em.getKnex().client.pool as { numUsed(): number; numFree(): number; numPendingAcquires(): number } | undefined;
+				return pool ? { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires() } : { used: 0, free: 0, pending: 0 };
+			},
+		});
 
 		// Every cache subscribed above; a CLI command needs none of them (it reads through).
 		if (role !== "cli") {
@@ -216,7 +234,7 @@ export async function createPlatformServices(
 			const sweeper = startOrphanSweeper(orm, services, logger);
 			closers.push(() => sweeper.stop());
 		}
-		if (role === "worker" || (role === "server" && knowledge.worker === "inline")) startIngestionWorker(orm, services, logger);
+		if (role === "worker" || (role === "server" && knowledge.worker === "inline")) startIngestionWorker(orm, services, logger, observability.metrics);
 		if (role === "worker" || (role === "server" && evaluations.worker === "inline")) {
 			// Registered after the job queue's second registration: running runs wind down before the providers and traces they use close.
 			const evaluationWorker = startEvaluationWorker(services, evaluations, logger);
@@ -233,6 +251,8 @@ export interface RunningPlatform {
 	url: string;
 	server: Server;
 	services: PlatformServices;
+	/** METRICS_PORT's listener (`…/metrics`), when configured. */
+	metricsUrl?: string;
 	close(): Promise<void>;
 }
 
@@ -242,16 +262,17 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 	const { services, close } = await createPlatformServices({ ...options, publicBaseUrl: () => publicBaseUrl }, "server");
 	try {
 		// Loaded here, not at the top: the worker and the operator CLI build the same services without HTTP.
-		const [{ createRequestListener }, { createHttpServer, closeHttpServer, DEFAULT_HTTP_LIMITS }, { createOAuthEndpoints }, { createMcpServer }, { dashboardRoutes }] = await Promise.all([
+		const [{ createRequestListener }, { createHttpServer, closeHttpServer, DEFAULT_HTTP_LIMITS }, { createOAuthEndpoints }, { createMcpServer }, { dashboardRoutes }, { startMetricsListener }] = await Promise.all([
 			import("./http/app"),
 			import("./http/http-server"),
 			import("./http/oauth-endpoints"),
 			import("./mcp/create-mcp-server"),
 			import("./http/web-assets"),
+			import("./http/metrics-endpoint"),
 		]);
 		const oauth = createOAuthEndpoints(services, options.oauth ?? {}, (context, request) => createMcpServer(context, request));
 		const dashboard = dashboardRoutes(options.webDirectory, services.logger);
-		const server = createHttpServer(createRequestListener(services, oauth, dashboard), options.http, services.logger).listen(options.port, options.host ?? "0.0.0.0");
+		const server = createHttpServer(createRequestListener(services, oauth, dashboard, { openApiDocument: options.openApiDocument ?? resolve("openapi.yaml") }), options.http, services.logger).listen(options.port, options.host ?? "0.0.0.0");
 		await once(server, "listening");
 		const { port } = server.address() as AddressInfo;
 		publicBaseUrl ||= `http://localhost:${port}`;
@@ -260,13 +281,19 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 			server.close();
 			throw error;
 		});
+		const { metricsPort } = services.observability.options;
+		const metrics = metricsPort === undefined ? undefined : await startMetricsListener(services, metricsPort, options.host ?? "0.0.0.0");
 		return {
 			url: `http://127.0.0.1:${port}`,
 			server,
 			services,
+			metricsUrl: metrics?.url,
 			async close() {
+				// Readiness fails from now on: a load balancer stops sending before the listener closes.
+				services.observability.startDraining();
 				await closeHttpServer(server, options.http?.shutdownGraceMs ?? DEFAULT_HTTP_LIMITS.shutdownGraceMs, () => services.generations.stopAll());
 				await oauth.close();
+				await metrics?.close();
 				await close();
 			},
 		};

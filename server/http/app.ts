@@ -8,6 +8,8 @@ import { knowledgeRoutes } from "./routers/knowledge";
 import { managementRoutes } from "./routers/management";
 import { runtimeRoutes } from "./routers/runtime";
 import { uploadsRoute } from "./routers/uploads";
+import { metricsRoutes } from "./metrics-endpoint";
+import { apiReferenceRoutes } from "./api-reference/api-reference-routes";
 
 /**
  * The HTTP server's request listener: one route table (router.ts) for every request. Contract
@@ -16,6 +18,15 @@ import { uploadsRoute } from "./routers/uploads";
  * (oauth-endpoints.ts), presigned-upload PUTs, and the dashboard's pages and assets. Anything else
  * is 404 in the envelope.
  */
-export function createRequestListener(services: PlatformServices, oauth: OAuthEndpoints, dashboard: RawRoute[]): (request: IncomingMessage, response: ServerResponse) => void {
-	return createRouter(services, [...runtimeRoutes(), ...knowledgeRoutes(), ...healthRoutes(), ...managementRoutes()], [...oauth.routes, uploadsRoute(services), ...dashboard]);
+export function createRequestListener(
+	services: PlatformServices,
+	oauth: OAuthEndpoints,
+	dashboard: RawRoute[],
+	reference: { openApiDocument: string },
+): (request: IncomingMessage, response: ServerResponse) => void {
+	return createRouter(
+		services,
+		[...runtimeRoutes(), ...knowledgeRoutes(), ...healthRoutes(), ...managementRoutes()],
+		[...metricsRoutes(services), ...apiReferenceRoutes(reference), ...oauth.routes, uploadsRoute(services), ...dashboard],
+	);
 }

@@ -203,7 +203,20 @@ function consumeQuota(exchange: Exchange, services: PlatformServices, state: Pip
 		deleteExpiredRateLimitWindows(services.orm.em.fork()).catch((error) => services.logger.warn("rate-limit cleanup failed", { error }));
 	}
 	// Most requests are decided in memory: undefined, no promise.
-	return services.quotas.consume(() => services.orm.em.fork(), { apiKeyId: principal.apiKeyId, workspaceId: principal.workspaceId, budget });
+	try {
+		return services.quotas.consume(() => services.orm.em.fork(), { apiKeyId: principal.apiKeyId, workspaceId: principal.workspaceId, budget })?.catch((error: unknown) => {
+			throw countRefusal(error, services);
+		});
+	} catch (error) {
+		throw countRefusal(error, services);
+	}
+}
+
+/** A rate-limit or spend-quota refusal, counted by kind (quota_refusals_total); the error passes through unchanged. */
+function countRefusal(error: unknown, services: PlatformServices): unknown {
+	if (error instanceof AppError && error.code === "RATE_LIMITED") services.observability.metrics.recordRefusal("rate_limit");
+	if (error instanceof AppError && error.code === "COST_QUOTA_EXCEEDED") services.observability.metrics.recordRefusal("spend_quota");
+	return error;
 }
 
 function readBody(exchange: Exchange): void | Promise<void> {

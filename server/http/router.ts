@@ -14,6 +14,8 @@ interface MatchedRoute {
 	pattern: RegExp;
 	paramNames: string[];
 	compiled: ReturnType<typeof compileRoute>;
+	/** The contract's path, `:name` for each parameter: the metrics' and access log's route label. */
+	template: string;
 }
 
 function matcherOf(definition: RouteDefinition): MatchedRoute {
@@ -28,7 +30,7 @@ function matcherOf(definition: RouteDefinition): MatchedRoute {
 		})
 		.join("/");
 	// Like Express's default (non-strict) routing, one trailing slash is tolerated.
-	return { method: route.method, pattern: new RegExp(`^${source}/?$`), paramNames, compiled: compileRoute(definition) };
+	return { method: route.method, pattern: new RegExp(`^${source}/?$`), paramNames, compiled: compileRoute(definition), template: route.path };
 }
 
 /**
@@ -42,6 +44,7 @@ export function createRouter(services: PlatformServices, definitions: RouteDefin
 	const routes = definitions.map(matcherOf);
 	const state = createPipelineState();
 	const { logger } = services;
+	const observe = observeRequests(services);
 
 	const fail = (exchange: Exchange, error: unknown) => {
 		respondWithError(logger, exchange.requestId, exchange.request, exchange.response, error);
@@ -74,12 +77,14 @@ export function createRouter(services: PlatformServices, definitions: RouteDefin
 				rawParams[name] = match[index + 1];
 			});
 			const exchange: Exchange = { route: route.compiled, request, response, requestId: "", path, rawParams, params: {}, query: {} };
+			observe(request, response, route.template, exchange);
 			runPipeline(exchange, services, state).catch((error) => fail(exchange, error));
 			return;
 		}
 		const requestId = assignRequestId(request, response);
 		for (const route of rawRoutes) {
 			if (!route.matches(path, method)) continue;
+			observe(request, response, route.name, { requestId });
 			try {
 				const handled = route.handle({ request, response, path, requestId });
 				if (handled instanceof Promise) handled.catch((error) => failRaw(route, requestId, request, response, path, error));
@@ -88,6 +93,45 @@ export function createRouter(services: PlatformServices, definitions: RouteDefin
 			}
 			return;
 		}
+		observe(request, response, "unmatched", { requestId });
 		sendError(request, response, new AppError("NOT_FOUND", `No route for ${method} ${path}`));
+	};
+}
+
+/** What the access log may say about who called: ids, never a key, a token or a body. */
+interface ObservedCaller {
+	requestId: string;
+	principal?: Exchange["principal"];
+	session?: Exchange["session"];
+}
+
+/**
+ * Each answered request, once its response is done (or its client gone: status 499, as nginx
+ * logs it): counted and timed by route template in the metrics, and one access-log line at info
+ * when ACCESS_LOG is on. The route is the table's template (`/knowledge/sources/:id`) or a raw
+ * route's name, so neither a label nor a log field ever holds an id from the path.
+ */
+function observeRequests(services: PlatformServices): (request: IncomingMessage, response: ServerResponse, route: string, caller: ObservedCaller) => void {
+	const { metrics, options } = services.observability;
+	const { logger } = services;
+	return (request, response, route, caller) => {
+		const started = performance.now();
+		response.once("close", () => {
+			const seconds = (performance.now() - started) / 1000;
+			const status = response.writableFinished ? response.statusCode : 499;
+			const method = request.method ?? "GET";
+			metrics.recordHttpRequest(route, method, status, seconds);
+			if (!options.accessLog) return;
+			const principal = caller.principal;
+			logger.info("request", {
+				requestId: caller.requestId,
+				method,
+				route,
+				status,
+				durationMs: Math.round(seconds * 1e4) / 10,
+				...(principal ? { apiKeyId: principal.apiKeyId, workspaceId: principal.workspaceId } : {}),
+				...(caller.session ? { userId: caller.session.userId } : {}),
+			});
+		});
 	};
 }

@@ -106,7 +106,10 @@ export class EvaluationScheduler {
 
 	private launch(claim: RunClaim): void {
 		const task: Promise<void> = workClaimedRun(this.services, claim, { leaseSeconds: this.options.leaseSeconds, logger: this.logger, release: this.release.signal })
-			.then((outcome) => this.logger.debug("evaluation run attempt ended", { runId: claim.runId, attempt: claim.attempt, outcome }))
+			.then((outcome) => {
+				this.logger.debug("evaluation run attempt ended", { runId: claim.runId, attempt: claim.attempt, outcome });
+				if (outcome === "completed" || outcome === "failed" || outcome === "cancelled") this.services.observability.metrics.recordEvaluationRun(outcome);
+			})
 			.catch(() => {
 				// Logged by workClaimedRun; the run is claimed again after its retry delay.
 			})

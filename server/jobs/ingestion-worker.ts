@@ -2,16 +2,20 @@ import type { MikroORM } from "@mikro-orm/postgresql";
 import type { KnowledgeServices } from "../knowledge/knowledge-services";
 import { requeueDocument, sweepOrphanedDocuments } from "../modules/knowledge/document-lifecycle";
 import { ingestDocument } from "../modules/knowledge/ingest-document";
+import type { PlatformMetrics } from "../observability/metrics";
 import type { Logger } from "../shared/logger";
 import { INGESTION_JOB } from "./ingestion-job";
 
 /** Subscribes this process to ingestion jobs, `workerConcurrency` at a time. */
-export function startIngestionWorker(orm: MikroORM, services: KnowledgeServices, logger: Logger): void {
+export function startIngestionWorker(orm: MikroORM, services: KnowledgeServices, logger: Logger, metrics?: PlatformMetrics): void {
 	const options = services.settings.knowledge;
 	services.jobs.work(INGESTION_JOB, { concurrency: options.workerConcurrency, pollingIntervalSeconds: options.pollIntervalSeconds }, async (job) => {
+		const started = performance.now();
 		const outcome = await ingestDocument(orm.em.fork(), services, job, logger);
 		// Its parser process died or was killed: another attempt, now (unfinished parses are counted).
 		if (outcome === "interrupted") await requeueDocument(orm, services.jobs, job);
+		// A stale job (the document moved on, or was deleted) did nothing worth counting.
+		if (outcome !== "stale") metrics?.recordIngestion(outcome === "interrupted" ? "retried" : outcome, (performance.now() - started) / 1000);
 		logger.debug("ingestion job done", { documentId: job.documentId, attempt: job.attempt, outcome });
 	});
 }

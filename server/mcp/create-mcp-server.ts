@@ -80,7 +80,10 @@ async function answerToolCall(context: UseCaseContext, origin: McpCallOrigin, ca
 		outcome = code === "FORBIDDEN" ? "denied" : "failure";
 		result = { isError: true, content: [{ type: "text", text: `${code}: ${message}` }] };
 	}
-	await auditToolCall(context, origin, { name, args, secretArguments: catalog.secretArguments, outcome, failure, durationMs: performance.now() - started });
+	const durationMs = performance.now() - started;
+	// Only catalog names become labels: a caller can send any name.
+	context.services.observability.metrics.recordMcpToolCall(tool ? tool.name : "unknown", outcome, durationMs / 1000);
+	await auditToolCall(context, origin, { name, args, secretArguments: catalog.secretArguments, outcome, failure, durationMs });
 	return result;
 }
 

@@ -10,6 +10,7 @@ import type { ParserPool } from "../knowledge/parse/parser-pool";
 import type { ObjectStorage, SelfServedUploads } from "../knowledge/storage/object-storage";
 import type { UploadTokenSigner } from "../knowledge/storage/upload-token";
 import type { PasswordHashing, SecretBox } from "../shared/crypto";
+import type { Observability } from "../observability/observability";
 import type { Logger } from "../shared/logger";
 import type { Principal } from "../shared/principal";
 import type { TrustedProxies } from "../shared/trusted-proxies";
@@ -70,6 +71,8 @@ export interface PlatformServices {
 	readonly traces: TraceWriter;
 	/** Generations in flight: stopped when the server's shutdown grace is over, waited for before the last trace flush. */
 	readonly generations: RunningGenerations;
+	/** Metrics, access-log switch and draining state of this process (server/observability). */
+	readonly observability: Observability;
 }
 
 /**

@@ -57,7 +57,8 @@ let counter = 0;
 
 /** A real server on a random port over a database of its own, dropped on stop(). */
 export async function startTestPlatform(options: Partial<PlatformOptions> = {}): Promise<TestPlatform> {
-	const database = await createTestDatabase();
+	// A test that brings its own database (one it stops and starts) keeps it; otherwise a fresh one, dropped on stop().
+	const database = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await createTestDatabase();
 	// Stored document bytes go to a throwaway directory unless the test names one.
 	const dataDirectory = options.dataDirectory ?? (await mkdtemp(join(tmpdir(), "platform-test-data-")));
 	const platform = await startPlatform({

@@ -136,7 +136,7 @@ describe("a trace batch with a row the database refuses", () => {
 		expect(lines.some((line) => line.level === "warn" && line.message.includes("one by one"))).toBe(true);
 	});
 
-	it("keeps the spend of a batch written while the database is unreachable, and stores it with a later flush", async () => {
+	it("keeps a batch (traces and spend) written while the database is unreachable, and writes it with a later flush", async () => {
 		const { lines, logger } = capturingLogger();
 		const unreachable = await openDatabase(platform.databaseUrl, { migrate: false });
 		await unreachable.close();
@@ -145,7 +145,8 @@ describe("a trace batch with a row the database refuses", () => {
 		const workspaceId = `ws_outage_${Date.now()}`;
 		writer.record(outcomeFor(workspaceId, { outputTokens: 50 }));
 		await writer.flush();
-		expect(lines.filter((line) => line.level === "error").map((line) => line.message)).toContain("spend not stored yet; retried with the next flush");
+		expect(lines.filter((line) => line.level === "error").map((line) => line.message)).toContain("traces not written yet; kept to write again");
+		expect(writer.backlog).toBe(1);
 		expect(await spendOf(workspaceId)).toBe(0);
 
 		database = platform.orm;

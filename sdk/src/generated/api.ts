@@ -60,6 +60,36 @@ export interface Health {
   database: HealthDatabase;
 }
 
+export type ReadinessStatus = typeof ReadinessStatus[keyof typeof ReadinessStatus];
+
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const ReadinessStatus = {
+  ready: 'ready',
+} as const;
+
+export type ReadinessDatabase = typeof ReadinessDatabase[keyof typeof ReadinessDatabase];
+
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const ReadinessDatabase = {
+  ok: 'ok',
+} as const;
+
+export type ReadinessMigrations = typeof ReadinessMigrations[keyof typeof ReadinessMigrations];
+
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const ReadinessMigrations = {
+  ok: 'ok',
+} as const;
+
+export interface Readiness {
+  status: ReadinessStatus;
+  database: ReadinessDatabase;
+  migrations: ReadinessMigrations;
+}
+
 export type AssistantMessageRole = typeof AssistantMessageRole[keyof typeof AssistantMessageRole];
 
 
@@ -782,6 +812,21 @@ export const getHealth = (
     }
   
 /**
+ * No authentication. 200 when the database answers, every migration this build knows is applied, and the server is not shutting down; otherwise 503 INTERNAL_ERROR whose message names the reason ("Database unavailable", "Migrations not applied: …", "Draining: the server is shutting down"). For a load balancer's or Kubernetes' readiness probe; /healthz is the liveness probe.
+
+No authentication.
+ * @summary Readiness: whether this instance should receive traffic
+ */
+export const getReadiness = (
+    
+ options?: SecondParameter<typeof platformRequest<Readiness>>,) => {
+      return platformRequest<Readiness>(
+      {url: `/readyz`, method: 'GET'
+    },
+      options);
+    }
+  
+/**
  * The caller names provider, model and messages. Runs on the workspace's own credential for that provider (400 INVALID_REQUEST when none is stored). Provider failures, each naming the provider in `message`: rate limit 429 RATE_LIMITED with the provider's Retry-After; rejected credential 400 INVALID_REQUEST (update the workspace's credential for that provider); request rejected as invalid (unknown model…) 400 INVALID_REQUEST; 5xx or malformed answer 502 INTERNAL_ERROR; unreachable 503 INTERNAL_ERROR; timeout (config.timeoutMs) 504 INTERNAL_ERROR. The answer names its trace: `traceId` in the body (in the `done` event when streamed) and the `X-Trace-Id` header. An error answered after the generation reached the provider (provider failures, timeouts) also carries `X-Trace-Id`: that failure was traced too.
 
 Requires scope `runtime:execute`.
@@ -1048,6 +1093,7 @@ export const searchKnowledgeSource = (
     }
   
 export type GetHealthResult = NonNullable<Awaited<ReturnType<typeof getHealth>>>
+export type GetReadinessResult = NonNullable<Awaited<ReturnType<typeof getReadiness>>>
 export type ExecuteGenerationResult = NonNullable<Awaited<ReturnType<typeof executeGeneration>>>
 export type StreamGenerationResult = NonNullable<Awaited<ReturnType<typeof streamGeneration>>>
 export type RunAssistantResult = NonNullable<Awaited<ReturnType<typeof runAssistant>>>

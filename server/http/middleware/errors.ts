@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { TErrorEnvelope } from "../../../contract/schemas/common";
+import { isUnavailable } from "../../db/database-unavailable";
 import { AppError } from "../../shared/app-error";
 import type { Logger } from "../../shared/logger";
 import { newRequestId } from "./request-id";
@@ -95,6 +96,12 @@ export function respondWithError(logger: Logger, requestId: string, request: Inc
 			return;
 		}
 		return sendError(request, response, known);
+	}
+	if (isUnavailable(error)) {
+		// The database is restarting or unreachable: worth a retry in a moment, and not a bug of ours.
+		logger.warn("request failed: database unavailable", { requestId, method: request.method, path: request.url?.split("?")[0], error });
+		if (response.headersSent) return void response.destroy();
+		return sendError(request, response, new AppError("INTERNAL_ERROR", `The database is unavailable; retry in a moment (request id ${requestId})`, { status: 503, headers: { "Retry-After": "1" } }));
 	}
 	logger.error("request failed", { requestId, method: request.method, path: request.url?.split("?")[0], error });
 	if (response.headersSent) {

@@ -1,8 +1,9 @@
 import { healthContract } from "../../../contract/health";
+import { checkReadiness } from "../../observability/check-readiness";
 import { AppError } from "../../shared/app-error";
 import { contractRoute, type RouteDefinition } from "../pipeline";
 
-/** GET /healthz: the process answers and its database does. */
+/** GET /healthz: the process answers and its database does. GET /readyz: and it should get traffic. */
 export function healthRoutes(): RouteDefinition[] {
 	return [
 		contractRoute(healthContract.getHealth, async ({ context }) => {
@@ -13,5 +14,6 @@ export function healthRoutes(): RouteDefinition[] {
 			}
 			return { status: 200, body: { status: "ok" as const, database: "ok" as const } };
 		}),
+		contractRoute(healthContract.getReadiness, async ({ context }) => ({ status: 200, body: await checkReadiness(context.services.orm, context.services.observability) })),
 	];
 }

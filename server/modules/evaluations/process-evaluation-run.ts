@@ -221,6 +221,7 @@ export async function workClaimedRun(services: PlatformServices, claim: RunClaim
 				// Each case gets its own context (and EntityManager): cases run concurrently.
 				const result = await runEvaluationCase(createUseCaseContext(services, principal), run, evaluationCase);
 				await saveResult(em.fork(), result);
+				services.observability.metrics.recordEvaluationCase(result.status);
 			}
 		};
 		await Promise.all(Array.from({ length: Math.min(run.concurrency, Math.max(1, pendingIds.length)) }, worker));

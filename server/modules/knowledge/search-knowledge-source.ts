@@ -11,5 +11,8 @@ export async function searchKnowledgeSource(
 ): Promise<TKnowledgeSearchResult[]> {
 	const workspaceId = await authorizeWorkspace(context, "knowledge:read", input.workspaceId);
 	const source = await findKnowledgeSource(context.em, workspaceId, input.sourceId);
-	return searchKnowledge(context.em, context.services, source, { query: input.query, topK: input.topK, minScore: input.minScore });
+	const started = performance.now();
+	const results = await searchKnowledge(context.em, context.services, source, { query: input.query, topK: input.topK, minScore: input.minScore });
+	context.services.observability.metrics.recordSearch((performance.now() - started) / 1000);
+	return results;
 }

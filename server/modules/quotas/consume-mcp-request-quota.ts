@@ -21,6 +21,7 @@ export async function consumeMcpRequestQuota(context: UseCaseContext, principal:
 		if (limit <= 0) continue;
 		const { total, retryAfterSeconds } = await context.services.quotas.countRequests(context.em, subject, requests);
 		if (total > limit) {
+			context.services.observability.metrics.recordRefusal("mcp_rate_limit");
 			throw new AppError("RATE_LIMITED", `${holder} limited to ${limit} MCP requests per minute; retry in ${retryAfterSeconds} s`, {
 				headers: { "Retry-After": String(retryAfterSeconds) },
 			});

@@ -21,11 +21,15 @@ const PRICES_PER_MILLION_TOKENS: Record<string, { input: number; output: number 
 
 const MODELS_LONGEST_FIRST = Object.keys(PRICES_PER_MILLION_TOKENS).sort((a, b) => b.length - a.length);
 
+/** The listed model a name is priced as (itself, or its family for a dated snapshot); undefined when unlisted. */
+export function pricedModelOf(model: string): string | undefined {
+	if (Object.hasOwn(PRICES_PER_MILLION_TOKENS, model)) return model;
+	return MODELS_LONGEST_FIRST.find((name) => model.startsWith(`${name}-`));
+}
+
 export function priceOf(model: string): { input: number; output: number } | undefined {
-	const exact = PRICES_PER_MILLION_TOKENS[model];
-	if (exact) return exact;
-	const family = MODELS_LONGEST_FIRST.find((name) => model.startsWith(`${name}-`));
-	return family ? PRICES_PER_MILLION_TOKENS[family] : undefined;
+	const listed = pricedModelOf(model);
+	return listed === undefined ? undefined : PRICES_PER_MILLION_TOKENS[listed];
 }
 
 /** Rounded up: a quota must never be under-counted. */

@@ -5,7 +5,9 @@ import { describePrincipal } from "../../shared/principal";
 import type { Logger } from "../../shared/logger";
 import type { GenerationOutcome } from "../runtime/run-generation";
 import { monthOf } from "../quotas/consume-request-quota";
-import { costInMicroUsd } from "./model-prices";
+import type { PlatformMetrics } from "../../observability/metrics";
+import { costInMicroUsd, pricedModelOf } from "./model-prices";
+import { isUnavailable } from "../../db/database-unavailable";
 
 const FLUSH_INTERVAL_MS = 200;
 const FLUSH_SIZE = 100;
@@ -110,6 +112,8 @@ const ADD_SPEND = `
 
 /** A PostgreSQL error code (SQLSTATE): the database answered and refused the statement. */
 const SQLSTATE = /^[0-9A-Z]{5}$/;
+/** Traces kept after the database did not answer are tried again this often. */
+const RETRY_WRITE_MS = 1_000;
 
 /** The monthly spend figure the quota reads; RequestQuotas (server/modules/quotas) keeps it. */
 export interface SpendLedger {
@@ -150,14 +154,35 @@ export class TraceWriter {
 		private readonly em: () => EntityManager,
 		private readonly logger: Logger,
 		private readonly spend: SpendLedger,
+		private readonly metrics?: PlatformMetrics,
 	) {}
+
+	/** Traces buffered, not yet written (the metrics' trace_writer_backlog). */
+	get backlog(): number {
+		return this.buffer.length;
+	}
 
 	record(outcome: GenerationOutcome): void {
 		const trace = traceOf(outcome);
 		if (trace.costMicroUsd > 0) this.spend.addUnstoredSpend(trace.workspace, trace.costMicroUsd);
+		this.metrics?.recordGeneration({
+			provider: trace.provider,
+			// Model names are the caller's text: only priced families become labels.
+			model: pricedModelOf(trace.model) ?? "other",
+			kind: trace.kind,
+			streamed: trace.streamed,
+			outcome: outcome.error ? outcome.error.kind : "success",
+			latencySeconds: outcome.latencyMs / 1000,
+			timeToFirstTokenSeconds: outcome.timeToFirstTokenMs === null ? null : outcome.timeToFirstTokenMs / 1000,
+			inputTokens: trace.inputTokens,
+			outputTokens: trace.outputTokens,
+			costMicroUsd: trace.costMicroUsd,
+		});
+		this.metrics?.recordProviderAttempts(trace.provider, outcome.attempts);
 		if (this.buffer.length >= MAX_BUFFERED) {
 			// The trace is dropped; its cost is not.
 			this.dropped += 1;
+			this.metrics?.recordTracesDropped(1);
 			this.keepUnstoredSpend(trace);
 			this.timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
 			return;
@@ -192,10 +217,13 @@ export class TraceWriter {
 			try {
 				await this.insert(batch);
 			} catch (error) {
-				if (!SQLSTATE.test(String((error as { code?: unknown }).code))) {
-					// Not a refusal (the database is unreachable): the rows would fail alike one by one.
-					this.logger.error("traces not written", { count: batch.length, error });
-					for (const trace of batch) this.keepUnstoredSpend(trace);
+				if (!SQLSTATE.test(String((error as { code?: unknown }).code)) || isUnavailable(error)) {
+					// Not a refusal (the database is unreachable or restarting): the rows would fail alike one
+					// by one. They go back to the front of the buffer and are written once it answers again, so
+					// no answered generation loses its trace to a database restart (past the buffer's bound the
+					// oldest are dropped, counted, their cost kept).
+					this.logger.error("traces not written yet; kept to write again", { count: batch.length, error });
+					this.requeue(batch);
 				} else {
 					this.logger.warn("trace batch refused; writing its rows one by one", { count: batch.length, error });
 					await this.insertOneByOne(batch);
@@ -225,6 +253,18 @@ export class TraceWriter {
 				this.keepUnstoredSpend(trace);
 			}
 		}
+	}
+
+	private requeue(batch: PendingTrace[]): void {
+		const kept = [...batch, ...this.buffer];
+		const overflow = kept.length - MAX_BUFFERED;
+		if (overflow > 0) {
+			for (const trace of kept.splice(0, overflow)) this.keepUnstoredSpend(trace);
+			this.dropped += overflow;
+			this.metrics?.recordTracesDropped(overflow);
+		}
+		this.buffer = kept;
+		if (!this.closed) this.timer ??= setTimeout(() => void this.flush(), RETRY_WRITE_MS);
 	}
 
 	private keepUnstoredSpend(trace: PendingTrace): void {
