@@ -12,7 +12,7 @@
  *     project), with build time, memory and recall@50 against the exact scan.
  * Build or load time, query p50/p99 and memory per design. Results: bench/results/knowledge-candidates.json.
  */
-import { stat, writeFile } from "node:fs/promises";
+import { rm, stat, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import pg from "pg";
@@ -200,6 +200,7 @@ try {
 					recallAt50: recall(found),
 					notes: `file ${((await stat(path)).size / 2 ** 20).toFixed(0)} MiB, opened (view) in ${viewMs.toFixed(1)} ms, paged in by the OS`,
 				});
+				await rm(path, { force: true });
 			}
 		} catch (error) {
 			log(`usearch: ${(error as Error).message}`);
