@@ -4,6 +4,8 @@ import { isUnauthenticated } from "../api/management-client";
 import { ConnectionsPage } from "../features/account/connections-page";
 import { assistantRoutes } from "../features/assistants/routes";
 import { HomePage } from "../features/home/home-page";
+import { knowledgeRoutes } from "../features/knowledge/routes";
+import { traceRoutes } from "../features/traces/routes";
 import { sessionQuery } from "../features/session/session-query";
 import { SignInPage } from "../features/session/sign-in-page";
 import { ErrorAlert } from "../ui/alert";
@@ -100,7 +102,7 @@ const routeTree = rootRoute.addChildren([
 		indexRoute,
 		connectionsRoute,
 		...administration.authenticated,
-		workspaceRoute.addChildren([workspaceHomeRoute, ...assistantRoutes(workspaceRoute), ...administration.workspace]),
+		workspaceRoute.addChildren([workspaceHomeRoute, ...assistantRoutes(workspaceRoute), ...knowledgeRoutes(workspaceRoute), ...traceRoutes(workspaceRoute), ...administration.workspace]),
 	]),
 ]);
 
