@@ -1,5 +1,5 @@
 import { DOCUMENT_TYPES, type DocumentExtension, MAX_DOCUMENT_BYTES } from "../../../../contract/schemas/knowledge";
-import { currentCsrfToken, managementApi, unwrap } from "../../api/management-client";
+import { managementApi, unwrap } from "../../api/management-client";
 
 /** The extensions the knowledge API accepts, from the contract, for the picker and for the checks below. */
 export const ACCEPTED_EXTENSIONS = Object.keys(DOCUMENT_TYPES).map((extension) => `.${extension}`);
@@ -37,8 +37,6 @@ function putBytes(url: string, headers: Record<string, string>, file: File, onPr
 			// The browser sets Content-Length itself from the body, and refuses to be told.
 			if (name.toLowerCase() !== "content-length") request.setRequestHeader(name, value);
 		}
-		const csrf = currentCsrfToken();
-		if (csrf && new URL(url, window.location.href).origin === window.location.origin) request.setRequestHeader("x-csrf-token", csrf);
 		request.upload.onprogress = (event) => {
 			if (event.lengthComputable) onProgress(event.loaded / event.total);
 		};
