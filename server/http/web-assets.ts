@@ -2,6 +2,7 @@ import { createReadStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
+import type { KnowledgeOptions } from "../knowledge/options";
 import type { Logger } from "../shared/logger";
 import type { RawRoute } from "./raw-route";
 
@@ -24,19 +25,34 @@ const CONTENT_TYPES: Record<string, string> = {
 
 /**
  * What the dashboard's page may load and do: its own scripts only (no inline script, nothing from
- * elsewhere), calls to this origin, never framed. Styles allow inline for the component library's
- * positioning of menus and dialogs; no script can be injected through them.
+ * elsewhere), calls to this origin and to where document uploads go (the presigned URL's origin:
+ * the public address, or the S3 bucket), never framed. Styles allow inline for the component
+ * library's positioning of menus and dialogs; no script can be injected through them.
  */
-export const DASHBOARD_PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-	"content-type": "text/html; charset=utf-8",
-	"content-security-policy":
-		"default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-	"x-frame-options": "DENY",
-	"x-content-type-options": "nosniff",
-	"referrer-policy": "same-origin",
-	// Always asked again (it names the current hashed assets); a 304 costs one round trip.
-	"cache-control": "no-cache",
-});
+export function dashboardPageHeaders(uploadOrigins: readonly string[] = []): Record<string, string> {
+	const connect = ["'self'", ...uploadOrigins].join(" ");
+	return {
+		"content-type": "text/html; charset=utf-8",
+		"content-security-policy": `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src ${connect}; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
+		"x-frame-options": "DENY",
+		"x-content-type-options": "nosniff",
+		"referrer-policy": "same-origin",
+		// Always asked again (it names the current hashed assets); a 304 costs one round trip.
+		"cache-control": "no-cache",
+	};
+}
+
+
+/** The origin a presigned upload URL points at, for the page's connect-src: the browser PUTs the bytes there. */
+export function uploadOriginOf(storage: KnowledgeOptions["storage"], publicBaseUrl: string): string | undefined {
+	try {
+		if (storage.driver === "local") return new URL(publicBaseUrl).origin;
+		if (storage.endpoint) return new URL(storage.endpoint).origin;
+		return `https://${storage.bucket}.s3.${storage.region}.amazonaws.com`;
+	} catch {
+		return undefined;
+	}
+}
 
 export function isDashboardPage(path: string): boolean {
 	return path === "/" || PAGE_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
@@ -47,7 +63,7 @@ export function isDashboardPage(path: string): boolean {
  * path (the application routes in the browser), hashed assets cached for a year, each sent
  * precompressed (brotli or gzip) when the browser accepts it. Nothing is fetched or built at run time.
  */
-export function dashboardRoutes(directory: string | undefined, logger: Logger): RawRoute[] {
+export function dashboardRoutes(directory: string | undefined, logger: Logger, uploadOrigins: () => string[] = () => []): RawRoute[] {
 	const indexCache: { html?: Buffer; etag?: string } = {};
 
 	const sendIndex = async (request: IncomingMessage, response: ServerResponse) => {
@@ -65,11 +81,11 @@ export function dashboardRoutes(directory: string | undefined, logger: Logger): 
 			return;
 		}
 		if (request.headers["if-none-match"] === indexCache.etag) {
-			response.writeHead(304, { ...DASHBOARD_PAGE_HEADERS, etag: indexCache.etag as string });
+			response.writeHead(304, { ...dashboardPageHeaders(uploadOrigins()), etag: indexCache.etag as string });
 			response.end();
 			return;
 		}
-		response.writeHead(200, { ...DASHBOARD_PAGE_HEADERS, etag: indexCache.etag as string, "content-length": indexCache.html.length });
+		response.writeHead(200, { ...dashboardPageHeaders(uploadOrigins()), etag: indexCache.etag as string, "content-length": indexCache.html.length });
 		response.end(request.method === "HEAD" ? undefined : indexCache.html);
 	};
 

@@ -64,7 +64,8 @@ export const TraceSchema = new EntitySchema<Trace>({
 		errorMessage: nullableText(),
 		createdAt: createdAtColumn,
 	},
-	indexes: [{ properties: ["workspace", "createdAt"] }],
+	// The trace list pages newest first, all of a workspace or one assistant's (the dashboard's usual filter).
+	indexes: [{ properties: ["workspace", "createdAt"] }, { properties: ["workspace", "assistant", "createdAt"] }],
 });
 
 export interface AuditEvent {

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { ZGetTraceInput } from "../../../contract/inputs/traces";
+import { ZGetTraceInput, ZListTracesInput } from "../../../contract/inputs/traces";
 import { getTrace } from "../../modules/traces/get-trace";
 import { listTraces } from "../../modules/traces/list-traces";
 import { defineTool, type McpTool, READ_ONLY } from "../tool-definition";
-import { jsonObject, nullable, timestamp, workspaceId } from "./fields";
+import { jsonObject, nullable, timestamp } from "./fields";
 
 const summary = z.object({
 	id: z.string(),
@@ -29,18 +29,9 @@ export const TRACE_TOOLS: McpTool[] = [
 	defineTool({
 		name: "list_traces",
 		title: "List traces",
-		description: "Recent generations of the workspace, newest first, without their content (get_trace has it); filter by assistant, kind, caller, failure and time.",
-		inputSchema: {
-			workspaceId,
-			assistantId: z.string().max(100).optional().describe("Only this assistant's generations (an assistant id, see get_assistant)"),
-			kind: z.enum(["assistant", "playground", "execute", "evaluation"]).optional().describe("Only this kind of generation"),
-			principalId: z.string().max(100).optional().describe("Only generations asked by this API key id or user id"),
-			failed: z.boolean().optional().describe("true: only failures; false: only successes"),
-			since: z.string().max(40).optional().describe("ISO-8601: at or after this time"),
-			until: z.string().max(40).optional().describe("ISO-8601: before this time"),
-			before: z.string().max(100).optional().describe("nextBefore from the previous page"),
-			limit: z.number().int().min(1).max(100).optional().describe("Page size (default 20)"),
-		},
+		description: "Recent generations of the workspace, newest first, without their content (get_trace has it); filter by assistant, version, environment, kind, caller, failure and time.",
+		inputSchema: ZListTracesInput.shape,
+
 		outputSchema: { traces: z.array(summary), nextBefore: nullable(z.string()).describe("Pass as before for the next (older) page; null on the last") },
 		annotations: READ_ONLY,
 		permission: "traces:read",

@@ -1,6 +1,9 @@
 import type { FilterQuery } from "@mikro-orm/core";
+import type { z } from "zod";
+import { ZListTracesInput } from "../../../contract/inputs/traces";
 import { type Trace, TraceSchema } from "../../db/entities";
 import { AppError } from "../../shared/app-error";
+import { parseInput } from "../../shared/parse-input";
 import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 
@@ -24,19 +27,7 @@ export interface TraceSummary {
 	createdAt: string;
 }
 
-export interface TraceFilters {
-	workspaceId?: string;
-	assistantId?: string;
-	kind?: string;
-	/** Only failed generations (true) or only successful ones (false). */
-	failed?: boolean;
-	principalId?: string;
-	since?: string;
-	until?: string;
-	/** A trace id from the previous page: the page continues with older traces. */
-	before?: string;
-	limit?: number;
-}
+export type TraceFilters = z.input<typeof ZListTracesInput>;
 
 export function summarizeTrace(trace: Omit<Trace, "input" | "output">): TraceSummary {
 	return {
@@ -68,8 +59,9 @@ function parseInstant(value: string | undefined, field: string): Date | undefine
 }
 
 /** Newest first, metadata only (get_trace has the content); paged by the last id seen. */
-export async function listTraces(context: UseCaseContext, input: TraceFilters): Promise<{ traces: TraceSummary[]; nextBefore: string | null }> {
+export async function listTraces(context: UseCaseContext, rawInput: TraceFilters): Promise<{ traces: TraceSummary[]; nextBefore: string | null }> {
 	const { em } = context;
+	const input = parseInput(ZListTracesInput, rawInput);
 	const workspaceId = await authorizeWorkspace(context, "traces:read", input.workspaceId);
 	const limit = Math.min(Math.max(input.limit ?? 20, 1), 100);
 	const since = parseInstant(input.since, "since");
@@ -77,7 +69,10 @@ export async function listTraces(context: UseCaseContext, input: TraceFilters): 
 	const where: FilterQuery<Trace> = { workspace: workspaceId };
 	const and: FilterQuery<Trace>[] = [];
 	if (input.assistantId) and.push({ assistant: input.assistantId });
+	if (input.versionId) and.push({ version: input.versionId });
+	if (input.environmentId) and.push({ environment: input.environmentId });
 	if (input.kind) and.push({ kind: input.kind });
+	if (input.principalType) and.push({ principalType: input.principalType });
 	if (input.principalId) and.push({ principalId: input.principalId });
 	if (input.failed === true) and.push({ errorCode: { $ne: null } });
 	if (input.failed === false) and.push({ errorCode: null });

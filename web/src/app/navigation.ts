@@ -22,6 +22,14 @@ export const NAVIGATION: NavigationGroup[] = [
 			{ label: "Home", path: "", scope: "workspace" },
 			{ label: "Assistants", path: "assistants", scope: "workspace" },
 			{ label: "Environments", path: "environments", scope: "workspace" },
+			{ label: "Knowledge", path: "knowledge", scope: "workspace" },
+		],
+	},
+	{
+		title: "Observe",
+		items: [
+			{ label: "Traces", path: "traces", scope: "workspace" },
+			{ label: "Usage", path: "usage", scope: "workspace" },
 		],
 	},
 	{

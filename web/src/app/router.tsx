@@ -5,6 +5,8 @@ import { ConnectionsPage } from "../features/account/connections-page";
 import { assistantRoutes } from "../features/assistants/routes";
 import { evaluationRoutes } from "../features/evaluations/routes";
 import { HomePage } from "../features/home/home-page";
+import { knowledgeRoutes } from "../features/knowledge/routes";
+import { traceRoutes } from "../features/traces/routes";
 import { sessionQuery } from "../features/session/session-query";
 import { SignInPage } from "../features/session/sign-in-page";
 import { ErrorAlert } from "../ui/alert";
@@ -101,7 +103,7 @@ const routeTree = rootRoute.addChildren([
 		indexRoute,
 		connectionsRoute,
 		...administration.authenticated,
-		workspaceRoute.addChildren([workspaceHomeRoute, ...assistantRoutes(workspaceRoute), ...evaluationRoutes(workspaceRoute), ...administration.workspace]),
+		workspaceRoute.addChildren([workspaceHomeRoute, ...assistantRoutes(workspaceRoute), ...knowledgeRoutes(workspaceRoute), ...traceRoutes(workspaceRoute), ...evaluationRoutes(workspaceRoute), ...administration.workspace]),
 	]),
 ]);
 

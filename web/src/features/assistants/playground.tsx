@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useSearch } from "@tanstack/react-router";
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import { ApiError } from "../../api/management-client";
 import { postForEvents } from "../../api/sse";
@@ -58,7 +59,8 @@ export function Playground({
 	const queryClient = useQueryClient();
 	const [target, setTarget] = useState("draft");
 	const [values, setValues] = useState<Record<string, string>>({});
-	const [input, setInput] = useState("");
+	const initialInput = (useSearch({ strict: false }) as { input?: string }).input;
+	const [input, setInput] = useState(initialInput ?? "");
 	const [run, setRun] = useState<Run | null>(null);
 	const [now, setNow] = useState(Date.now());
 	const abort = useRef<AbortController | null>(null);

@@ -20,7 +20,13 @@ function compareSearch(search: Record<string, unknown>): CompareSearch {
 export function assistantRoutes(parent: typeof workspaceRoute) {
 	const list = createRoute({ getParentRoute: () => parent, path: "/assistants", component: lazyRouteComponent(() => import("./assistants-page"), "AssistantsPage") });
 	const assistant = createRoute({ getParentRoute: () => parent, path: "/assistants/$slug", component: lazyRouteComponent(() => import("./assistant-layout"), "AssistantLayout") });
-	const editor = createRoute({ getParentRoute: () => assistant, path: "/", component: lazyRouteComponent(() => import("./editor-page"), "EditorPage") });
+	const editor = createRoute({
+		getParentRoute: () => assistant,
+		path: "/",
+		// ?input=…: the playground starts with it (a trace's "open in playground").
+		validateSearch: (search: Record<string, unknown>): { input?: string } => ({ input: typeof search.input === "string" ? search.input.slice(0, 100_000) : undefined }),
+		component: lazyRouteComponent(() => import("./editor-page"), "EditorPage"),
+	});
 	const versions = createRoute({ getParentRoute: () => assistant, path: "/versions", component: lazyRouteComponent(() => import("./versions-page"), "VersionsPage") });
 	const compare = createRoute({
 		getParentRoute: () => assistant,
