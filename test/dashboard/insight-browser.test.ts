@@ -179,6 +179,22 @@ describe("knowledge, traces and usage in the dashboard, in a real browser", { ti
 		const document = await getKnowledgeDocument(platform.operator(), { workspaceId: workspace.workspaceId, sourceId: source.id, documentId: documents.data[0].id });
 		expect(document.status).toBe("READY");
 		expect(shownAt - new Date(document.updatedAt).getTime()).toBeLessThan(4000);
+
+		// With nothing in flight, the page stops asking.
+		const listCalls: string[] = [];
+		page.on("request", (request) => {
+			if (request.url().includes(`/knowledge-sources/${source.id}/documents`)) listCalls.push(request.url());
+		});
+		await page.waitForTimeout(4000);
+		expect(listCalls).toEqual([]);
+
+		// A file that is not what its name says fails ingestion: the reason is shown in words, with a retry.
+		await page.getByLabel("Files to upload").setInputFiles({ name: "broken.pdf", mimeType: "application/pdf", buffer: Buffer.from("this is not a PDF at all") });
+		await documentStatus(page, "broken.pdf", "Failed").waitFor({ timeout: 60_000 });
+		const failed = page.getByRole("row", { name: /broken\.pdf/ });
+		await expect(failed.locator(".field-error").textContent()).resolves.toMatch(/\w+ \w+/);
+		await failed.getByRole("button", { name: "Retry broken.pdf" }).waitFor();
+		await checkPage(page);
 		await context.close();
 	});
 
