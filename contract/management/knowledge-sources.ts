@@ -130,3 +130,6 @@ export const knowledgeSourcesContract = c.router({
 		metadata: metadata({ operationId: "searchKnowledgeSource", tags, session: "required" }),
 	},
 });
+
+/** What the upload page checks before sending a byte: the same types and size the knowledge API enforces. */
+export { DOCUMENT_TYPES, type DocumentExtension, MAX_DOCUMENT_BYTES, type TKnowledgeDocument, type TKnowledgeSource, ZSearchResult } from "../schemas/knowledge";

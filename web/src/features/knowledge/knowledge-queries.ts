@@ -1,6 +1,6 @@
 import { queryOptions } from "@tanstack/react-query";
 import type { z } from "zod";
-import type { TKnowledgeDocument, TKnowledgeSource, ZSearchResult } from "../../../../contract/schemas/knowledge";
+import type { TKnowledgeDocument, TKnowledgeSource, ZSearchResult } from "../../../../contract/management";
 import { managementApi, unwrap } from "../../api/management-client";
 
 export type KnowledgeSource = TKnowledgeSource;

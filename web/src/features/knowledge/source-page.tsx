@@ -14,7 +14,8 @@ import { LoadingState } from "../../ui/spinner";
 import { Table } from "../../ui/table";
 import { documentsKey, documentsQuery, isInFlight, type KnowledgeDocument, knowledgeKey, pollDelay, type SearchResult, sourceQuery } from "./knowledge-queries";
 import { DeleteSourceButton } from "./sources-page";
-import { ACCEPTED_EXTENSIONS, checkFile, formatBytes, uploadFile } from "./upload-files";
+import { ACCEPTED_EXTENSIONS, checkFile, formatBytes } from "./upload-checks";
+import { uploadFile } from "./upload-files";
 
 const STATUS_TONE = { PENDING: "neutral", PROCESSING: "info", READY: "success", FAILED: "danger" } as const;
 const STATUS_WORDS = { PENDING: "Pending", PROCESSING: "Processing", READY: "Ready", FAILED: "Failed" } as const;

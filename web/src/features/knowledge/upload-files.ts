@@ -1,32 +1,4 @@
-import { DOCUMENT_TYPES, type DocumentExtension, MAX_DOCUMENT_BYTES } from "../../../../contract/schemas/knowledge";
 import { managementApi, unwrap } from "../../api/management-client";
-
-/** The extensions the knowledge API accepts, from the contract, for the picker and for the checks below. */
-export const ACCEPTED_EXTENSIONS = Object.keys(DOCUMENT_TYPES).map((extension) => `.${extension}`);
-
-export function formatBytes(bytes: number): string {
-	if (bytes < 1024) return `${bytes} B`;
-	if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-	return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
-}
-
-/**
- * Why the knowledge API would refuse a file, said before any byte is sent (the server checks the
- * same limits again); null when it is acceptable. The type sent is the extension's own when the
- * browser does not know it (Markdown often has none).
- */
-export function checkFile(file: { name: string; size: number; type: string }): { refusal: string } | { contentType: string } {
-	const dot = file.name.lastIndexOf(".");
-	const extension = dot < 0 ? "" : file.name.slice(dot + 1).toLowerCase();
-	if (!(extension in DOCUMENT_TYPES)) {
-		return { refusal: `${extension ? `.${extension} files are` : "Files without an extension are"} not accepted; accepted: ${ACCEPTED_EXTENSIONS.join(", ")}.` };
-	}
-	if (file.size === 0) return { refusal: "The file is empty." };
-	if (file.size > MAX_DOCUMENT_BYTES) return { refusal: `The file is ${formatBytes(file.size)}; at most ${formatBytes(MAX_DOCUMENT_BYTES)} per file.` };
-	const accepted: readonly string[] = DOCUMENT_TYPES[extension as DocumentExtension];
-	const given = file.type.split(";")[0].trim().toLowerCase();
-	return { contentType: accepted.includes(given) ? given : accepted[0] };
-}
 
 /** PUTs the bytes to the presigned URL, reporting progress (fetch cannot report upload progress; XMLHttpRequest can). */
 function putBytes(url: string, headers: Record<string, string>, file: File, onProgress: (fraction: number) => void): Promise<void> {
