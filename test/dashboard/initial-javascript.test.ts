@@ -31,16 +31,31 @@ describe("the dashboard's first page", { timeout: 120_000 }, () => {
 		if (outDir) await rm(outDir, { recursive: true, force: true });
 	});
 
-	it(`loads at most ${INITIAL_JAVASCRIPT_BUDGET_BYTES / 1024} KB of JavaScript, gzipped, and none of the assistant pages`, async () => {
+	it(`loads at most ${INITIAL_JAVASCRIPT_BUDGET_BYTES / 1024} KB of JavaScript, gzipped, and none of the assistant, knowledge, trace or usage pages (nor the charting library)`, async () => {
 		const initial = [...html.matchAll(/<script[^>]+src="\/([^"]+\.js)"|<link[^>]+rel="modulepreload"[^>]+href="\/([^"]+\.js)"/g)].map((match) => (match[1] ?? match[2]) as string);
 		expect(initial.length).toBeGreaterThan(0);
 		let gzipped = 0;
 		for (const file of initial) gzipped += gzipSync(await readFile(join(outDir, file))).length;
 		expect(gzipped).toBeLessThanOrEqual(INITIAL_JAVASCRIPT_BUDGET_BYTES);
 		// Each assistant page is a chunk of its own, and the first page preloads none of them.
-		const pages = ["assistants-page", "editor-page", "versions-page", "compare-page", "deployments-page", "environments-page"];
+		const pages = [
+			"assistants-page",
+			"editor-page",
+			"versions-page",
+			"compare-page",
+			"deployments-page",
+			"environments-page",
+			"sources-page",
+			"source-page",
+			"traces-page",
+			"trace-page",
+			"usage-page",
+			"usage-charts",
+		];
 		const chunks = await readdir(join(outDir, "assets"));
 		for (const page of pages) expect(chunks.some((chunk) => chunk.startsWith(`${page}-`) && chunk.endsWith(".js")), page).toBe(true);
 		expect(initial.filter((file) => pages.some((page) => file.includes(page)))).toEqual([]);
+		// The charting library comes with the usage charts only.
+		for (const file of initial) expect((await readFile(join(outDir, file), "utf8")).includes("recharts-"), file).toBe(false);
 	});
 });
