@@ -6,6 +6,8 @@ import { workspaceId } from "./common";
 export const ZGetTraceInput = z.object({ workspaceId, traceId: z.string().min(1).max(100).describe("A trace id (list_traces)") }).strict();
 
 export const TRACE_KINDS = ["assistant", "playground", "execute", "evaluation"] as const;
+/** Who asked, by the way they came in (a principal's kind). */
+export const TRACE_CALLER_TYPES = ["api_key", "user", "session", "operator"] as const;
 
 export const ZListTracesInput = z
 	.object({
@@ -14,6 +16,7 @@ export const ZListTracesInput = z
 		versionId: z.string().max(100).optional().describe("Only generations answered by this assistant version (a version id)"),
 		environmentId: z.string().max(100).optional().describe("Only generations served by this environment (an environment id)"),
 		kind: z.enum(TRACE_KINDS).optional().describe("Only this kind of generation"),
+		principalType: z.enum(TRACE_CALLER_TYPES).optional().describe("Only generations asked through this way in: api_key (the runtime API), user (an MCP client), session (the dashboard) or operator (the CLI)"),
 		principalId: z.string().max(100).optional().describe("Only generations asked by this API key id or user id"),
 		failed: z.boolean().optional().describe("true: only failures; false: only successes"),
 		since: z.string().max(40).optional().describe("ISO-8601: at or after this time"),

@@ -73,6 +73,7 @@ export const tracesContract = c.router({
 			versionId: list.versionId,
 			environmentId: list.environmentId,
 			kind: list.kind,
+			principalType: list.principalType,
 			principalId: list.principalId,
 			failed: fromUrlBoolean(list.failed),
 			since: list.since,

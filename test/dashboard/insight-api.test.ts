@@ -90,10 +90,11 @@ describe("knowledge, traces and usage over the management API", { timeout: 120_0
 			await connection.execute(
 				`insert into traces (id, workspace, api_key, principal_type, principal_id, kind, streamed, assistant, version, environment, provider, model, input, output,
 				                     latency_ms, time_to_first_token_ms, input_tokens, output_tokens, total_tokens, cost_micro_usd, finish_reason, error_code, error_message, created_at)
-				 values (?, ?, null, 'api_key', ?, ?, false, ?, ?, ?, 'openai', 'gpt-4o-mini', null, null, ?, null, 10, 5, 15, ?, ?, ?, ?, ?)`,
+				 values (?, ?, null, ?, ?, ?, false, ?, ?, ?, 'openai', 'gpt-4o-mini', null, null, ?, null, 10, 5, 15, ?, ?, ?, ?, ?)`,
 				[
 					row.id,
 					workspaceId,
+					row.principal?.startsWith("usr_") ? "user" : "api_key",
 					row.principal ?? "key_a",
 					row.kind ?? "assistant",
 					row.assistant ?? null,
@@ -147,6 +148,8 @@ describe("knowledge, traces and usage over the management API", { timeout: 120_0
 		expect(await ids("kind=playground")).toEqual(expected((_, index) => index % 5 === 0));
 		expect(await ids("failed=true")).toEqual(expected((_, index) => index % 7 === 0));
 		expect(await ids("failed=false&principalId=usr_b")).toEqual(expected((_, index) => index % 7 !== 0 && index >= 10));
+		// Asked through an MCP client (a user's connection) rather than with an API key.
+		expect(await ids("principalType=user")).toEqual(expected((_, index) => index >= 10));
 		expect(await ids(`since=${day}T10:05:00Z&until=${day}T10:07:00Z`)).toEqual(expected((_, index) => Math.floor(index / 3) >= 5 && Math.floor(index / 3) < 7));
 		expect((await json(await call(viewer, "GET", `${base()}/traces?kind=telepathy`))).body).toMatchObject({ code: "VALIDATION_ERROR", fields: [expect.objectContaining({ field: "kind" })] });
 		expect([403, 404]).toContain((await call(stranger, "GET", `${base()}/traces`)).status);

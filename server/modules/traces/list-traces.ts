@@ -72,6 +72,7 @@ export async function listTraces(context: UseCaseContext, rawInput: TraceFilters
 	if (input.versionId) and.push({ version: input.versionId });
 	if (input.environmentId) and.push({ environment: input.environmentId });
 	if (input.kind) and.push({ kind: input.kind });
+	if (input.principalType) and.push({ principalType: input.principalType });
 	if (input.principalId) and.push({ principalId: input.principalId });
 	if (input.failed === true) and.push({ errorCode: { $ne: null } });
 	if (input.failed === false) and.push({ errorCode: null });

@@ -7,7 +7,7 @@ import { formatDateTime } from "../../ui/format";
 import { PageHeader, Section } from "../../ui/page";
 import { LoadingState } from "../../ui/spinner";
 import { assistantListQuery, environmentsQuery, traceQuery } from "../assistants/assistant-queries";
-import { formatCost, formatLatency, KIND_LABELS, type Trace } from "./trace-queries";
+import { CALLER_LABELS, formatCost, formatLatency, KIND_LABELS, type Trace } from "./trace-queries";
 
 interface SentMessage {
 	role: string;
@@ -86,7 +86,7 @@ export function TracePage() {
 					<div>
 						<dt>Caller</dt>
 						<dd>
-							{data.principalType} <code className="break">{data.principalId ?? ""}</code>
+							{CALLER_LABELS[data.principalType] ?? data.principalType} <code className="break">{data.principalId ?? ""}</code>
 						</dd>
 					</div>
 					<div>

@@ -13,6 +13,7 @@ export interface TraceSearch {
 	versionId?: string;
 	environmentId?: string;
 	kind?: "assistant" | "playground" | "execute" | "evaluation";
+	principalType?: "api_key" | "user" | "session" | "operator";
 	principalId?: string;
 	outcome?: "failed" | "succeeded";
 	since?: string;
@@ -30,6 +31,7 @@ export function traceSearch(search: Record<string, unknown>): TraceSearch {
 		versionId: text(search.versionId),
 		environmentId: text(search.environmentId),
 		kind: KINDS.find((kind) => kind === search.kind),
+		principalType: (["api_key", "user", "session", "operator"] as const).find((type) => type === search.principalType),
 		principalId: text(search.principalId),
 		outcome: search.outcome === "failed" || search.outcome === "succeeded" ? search.outcome : undefined,
 		since: text(search.since),
@@ -76,5 +78,8 @@ export function formatLatency(ms: number | null): string {
 	if (ms === null) return "–";
 	return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(2)} s`;
 }
+
+/** The way a generation was asked for, by the caller's principal. */
+export const CALLER_LABELS: Record<string, string> = { api_key: "API key", user: "MCP client", session: "Dashboard", operator: "Operator CLI" };
 
 export const KIND_LABELS: Record<string, string> = { assistant: "Runtime (deployed)", playground: "Playground", execute: "Runtime (ad hoc)", evaluation: "Evaluation" };

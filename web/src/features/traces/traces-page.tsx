@@ -11,7 +11,7 @@ import { EmptyState, PageHeader } from "../../ui/page";
 import { LoadingState } from "../../ui/spinner";
 import { Table } from "../../ui/table";
 import { assistantListQuery, environmentsQuery, versionsQuery } from "../assistants/assistant-queries";
-import { formatCost, formatLatency, KIND_LABELS, type TraceSearch, tracesQuery } from "./trace-queries";
+import { CALLER_LABELS, formatCost, formatLatency, KIND_LABELS, type TraceSearch, tracesQuery } from "./trace-queries";
 
 /** Generations newest first, a page at a time (keyset: the next page starts after the last one seen), filtered through the URL. */
 export function TracesPage() {
@@ -78,7 +78,7 @@ export function TracesPage() {
 								</td>
 								<td>{KIND_LABELS[trace.kind] ?? trace.kind}</td>
 								<td className="small">
-									{trace.principalType === "api_key" ? "API key" : trace.principalType === "user" ? "User" : trace.principalType} <code className="break">{trace.principalId ?? ""}</code>
+									{CALLER_LABELS[trace.principalType] ?? trace.principalType} <code className="break">{trace.principalId ?? ""}</code>
 								</td>
 								<td className="small">
 									{trace.provider}/{trace.model}
@@ -178,6 +178,14 @@ function TraceFilters({
 				<option value="">Any outcome</option>
 				<option value="succeeded">Succeeded</option>
 				<option value="failed">Failed</option>
+			</SelectField>
+			<SelectField label="Called through" value={draft.principalType ?? ""} onChange={(event) => set({ principalType: value(event.target.value) as TraceSearch["principalType"] })}>
+				<option value="">Any way in</option>
+				{Object.entries(CALLER_LABELS).map(([type, label]) => (
+					<option key={type} value={type}>
+						{label}
+					</option>
+				))}
 			</SelectField>
 			<TextField label="Caller" description="An API key id or a user id" value={draft.principalId ?? ""} onChange={(event) => set({ principalId: value(event.target.value.trim()) })} spellCheck={false} />
 			<TextField label="From" type="datetime-local" value={draft.since ?? ""} onChange={(event) => set({ since: value(event.target.value) })} />
