@@ -128,7 +128,7 @@ async function main() {
 		await client.close();
 
 		log("");
-		log(`Trace list over ${TRACES} generations (${REQUESTS} requests a row, keep-alive, signed-in session)`);
+		log(`Trace list over ${TRACES} generations (${REQUESTS} requests a row, keep-alive, signed in)`);
 		log(`${"row".padEnd(44)} ${"median ms".padStart(10)} ${"p95 ms".padStart(10)} ${"x baseline".padStart(11)}`);
 		for (const result of results) log(`${result.name.padEnd(44)} ${result.medianMs.toFixed(2).padStart(10)} ${result.p95Ms.toFixed(2).padStart(10)} ${result.ratioToBaseline.toFixed(1).padStart(11)}`);
 		const firstPage = results[1];

@@ -237,12 +237,13 @@ describe("knowledge, traces and usage in the dashboard, in a real browser", { ti
 		await expect(metrics.textContent()).resolves.toMatch(/Input tokens1200Output tokens300Cost\$0\.00036/);
 		await checkPage(page, "trace");
 		await page.getByRole("link", { name: "Open in playground" }).click();
-		await expect(page.getByLabel("Input", { exact: true }).inputValue()).resolves.toBe("Can I climb the tower?");
+		await page.waitForURL((url) => url.pathname === `${workspacePath()}/assistants/harbour-bot`);
+		await expect(page.getByRole("form", { name: "Playground" }).getByLabel("Input", { exact: true }).inputValue()).resolves.toBe("Can I climb the tower?");
 
 		// Usage today: the four generations, 1500 tokens each.
 		await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Usage" }).click();
 		await page.getByRole("heading", { name: "Usage", level: 1 }).waitFor();
-		await page.getByLabel("Range").selectOption({ label: "Today" });
+		await page.getByLabel("Range", { exact: true }).selectOption({ label: "Today" });
 		const totals = page.getByRole("definition").first();
 		await expect.poll(() => totals.textContent(), { timeout: 10_000 }).toBe("4");
 		await page.getByRole("img", { name: /Requests and errors per day: 4 requests, 0 errors/ }).waitFor();
