@@ -125,6 +125,7 @@ export async function createPlatformServices(
 		const observability = await Observability.create({ ...DEFAULT_OBSERVABILITY_OPTIONS, ...options.observability });
 		// Closed last (closers run in reverse): the last spans, those of the final trace flush included, are exported.
 		closers.push(() => observability.tracing?.close());
+		closers.push(() => observability.metrics.close());
 
 		const orm = await openDatabase(options.databaseUrl);
 		closers.push(() => orm.close());
