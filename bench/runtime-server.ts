@@ -19,7 +19,12 @@ const platform = await startPlatform({
 	quotas: { rateLimitPerMinute: 0 },
 	egress: { allowList: parseEgressAllowList("127.0.0.1") },
 	// METRICS_PORT (bench/soak.ts reads event-loop lag there); access lines would go to stdout, which carries the handshake.
-	observability: { metricsPort: process.env.METRICS_PORT === undefined ? undefined : Number(process.env.METRICS_PORT), accessLog: false },
+	observability: {
+		metricsPort: process.env.METRICS_PORT === undefined ? undefined : Number(process.env.METRICS_PORT),
+		accessLog: false,
+		// bench/runtime.ts measures a server exporting spans to a local receiver beside one that does not.
+		tracing: process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? { tracesEndpoint: `${process.env.OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces`, headers: {}, serviceName: "bench" } : undefined,
+	},
 	// The soak keeps one MCP connection for its whole run.
 	oauth: { accessTokenTtlSeconds: 3600, registrationsPerHour: 0 },
 });

@@ -290,6 +290,18 @@ const baselineServer = baselineCheckout
 	? spawn(process.execPath, ["dist/bench/baseline/runtime-server.js"], { env: { ...process.env, DATABASE_URL: database.url, SECRET_KEY, LOG_LEVEL: "error" }, stdio: ["ignore", "pipe", "inherit"] })
 	: null;
 const baselineUrl = baselineServer ? await readUrl(baselineServer) : null;
+// The same server exporting OpenTelemetry spans (OTLP/HTTP) to a local receiver that accepts and drops them.
+const otlpReceiver = http.createServer((request, response) => {
+	request.resume();
+	request.on("end", () => response.end("{}"));
+});
+otlpReceiver.listen(0, "127.0.0.1");
+await once(otlpReceiver, "listening");
+const tracedServer = spawn(process.execPath, ["dist/bench/runtime-server.js"], {
+	env: { ...process.env, DATABASE_URL: database.url, SECRET_KEY, LOG_LEVEL: "error", OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(otlpReceiver.address() as AddressInfo).port}` },
+	stdio: ["ignore", "pipe", "inherit"],
+});
+const tracedUrl = await readUrl(tracedServer);
 const bareProxy = spawn(process.execPath, ["dist/bench/bare-proxy.js"], {
 	env: { ...process.env, UPSTREAM_URL: `${standInUrl}/v1/chat/completions` },
 	stdio: ["ignore", "pipe", "inherit"],
@@ -321,6 +333,7 @@ try {
 	const directStream: Target = { ...direct, name: "direct stream", body: JSON.stringify({ model: "gpt-4o-mini", messages, stream: true, stream_options: { include_usage: true } }), firstDeltaMarker: "data: " };
 	const bareStream: Target = { ...directStream, name: "bare proxy stream", url: bareProxyUrl, serverProcess: { pid: bareProxy.pid as number } };
 	const runtimeStream: Target = { ...execute, name: "/runtime/stream", url: `${platform.url}/runtime/stream`, firstDeltaMarker: "event: delta" };
+	const tracedExecute: Target = { ...execute, name: "/runtime/execute (OpenTelemetry)", url: `${tracedUrl}/runtime/execute`, serverProcess: { pid: tracedServer.pid as number } };
 	const baselineExecute: Target | null =
 		baselineServer && baselineUrl ? { ...execute, name: "/runtime/execute (baseline)", url: `${baselineUrl}/runtime/execute`, serverProcess: { pid: baselineServer.pid as number } } : null;
 
@@ -338,7 +351,7 @@ try {
 	log(portkey ? "Portkey is up" : "Portkey unavailable: skipped");
 	results.portkey = portkey ? "measured (non-streaming only: its streaming returns 500 on Node 20)" : "skipped (could not start)";
 
-	const targets = [direct, bare, execute, ...(baselineExecute ? [baselineExecute] : []), assistant, ...(portkeyTarget ? [portkeyTarget] : [])].filter((target) => !only || only.includes(target.name));
+	const targets = [direct, bare, execute, tracedExecute, ...(baselineExecute ? [baselineExecute] : []), assistant, ...(portkeyTarget ? [portkeyTarget] : [])].filter((target) => !only || only.includes(target.name));
 	const runs = [...(await measureInterleaved(targets, 1, REQUESTS[1])), ...(await measureInterleaved(targets, 32, REQUESTS[32]))];
 	const streams = await measureInterleaved([directStream, bareStream, runtimeStream], 1, REQUESTS[1]);
 
@@ -371,6 +384,7 @@ try {
 		// Steadier than throughput, which the client and stand-in sharing the same two cores also bound.
 		"server CPU per request at c=32, portkey / execute": { ratio: cpuRatio("portkey gateway", "/runtime/execute"), target: null },
 		"server CPU per request at c=32, execute / bare proxy": { ratio: cpuRatio("/runtime/execute", "bare proxy"), target: null },
+		"server CPU per request at c=32, execute with OpenTelemetry / without": { ratio: cpuRatio(tracedExecute.name, "/runtime/execute"), target: null },
 		...(baselineExecute ? { "server CPU per request at c=32, execute / execute at BENCH_BASELINE": { ratio: cpuRatio("/runtime/execute", baselineExecute.name), target: 1.05 } } : {}),
 	};
 
@@ -389,7 +403,9 @@ try {
 	server.kill("SIGTERM");
 	bareProxy.kill("SIGTERM");
 	baselineServer?.kill("SIGTERM");
-	await Promise.all([once(server, "exit"), once(bareProxy, "exit"), ...(baselineServer ? [once(baselineServer, "exit")] : [])]);
+	tracedServer.kill("SIGTERM");
+	await Promise.all([once(server, "exit"), once(bareProxy, "exit"), once(tracedServer, "exit"), ...(baselineServer ? [once(baselineServer, "exit")] : [])]);
+	otlpReceiver.close();
 	await operatorServices.close();
 	standIn.close();
 	standIn.closeAllConnections();

@@ -12,6 +12,7 @@ import type { SessionLifetimes } from "./modules/sessions/session-lifetimes";
 import type { OAuthOptions } from "./oauth/oauth-options";
 import { DEFAULT_PASSWORD_HASHING_LIMITS, type PasswordHashingLimits } from "./shared/crypto";
 import type { ObservabilityOptions } from "./observability/observability";
+import type { TracingOptions } from "./observability/tracing-types";
 import { TrustedProxies } from "./shared/trusted-proxies";
 
 /** A setting the process cannot start with; its message is the whole story, printed without a stack. */
@@ -102,6 +103,12 @@ const ZEnvironment = z.object({
 	METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
 	METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
 	ACCESS_LOG: z.enum(["true", "false"]).default("true"),
+	// OpenTelemetry's standard variables (OTLP/HTTP); with neither endpoint set nothing of OpenTelemetry is loaded.
+	OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+	OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+	OTEL_EXPORTER_OTLP_HEADERS: z.string().default(""),
+	OTEL_SERVICE_NAME: z.string().min(1).default("ai-app-platform"),
+	OTEL_SDK_DISABLED: z.enum(["true", "false"]).default("false"),
 });
 
 export interface Config {
@@ -127,6 +134,19 @@ export interface Config {
 	trustedProxies: string[];
 	sessions: SessionLifetimes;
 	observability: ObservabilityOptions;
+}
+
+/** The OTLP endpoint for traces, per the OpenTelemetry specification's environment variables; undefined: tracing off. */
+function tracingOptions(env: z.infer<typeof ZEnvironment>): TracingOptions | undefined {
+	if (env.OTEL_SDK_DISABLED === "true") return undefined;
+	const tracesEndpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (env.OTEL_EXPORTER_OTLP_ENDPOINT && `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, "")}/v1/traces`);
+	if (!tracesEndpoint) return undefined;
+	const headers: Record<string, string> = {};
+	for (const pair of env.OTEL_EXPORTER_OTLP_HEADERS.split(",")) {
+		const at = pair.indexOf("=");
+		if (at > 0) headers[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
+	}
+	return { tracesEndpoint, headers, serviceName: env.OTEL_SERVICE_NAME };
 }
 
 /**
@@ -210,7 +230,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 		},
 		passwordHashing: { concurrency: env.PASSWORD_HASH_CONCURRENCY, queue: env.PASSWORD_HASH_QUEUE },
 		trustedProxies,
-		observability: { metricsPort: env.METRICS_PORT, metricsToken: env.METRICS_TOKEN, accessLog: env.ACCESS_LOG === "true" },
+		observability: { metricsPort: env.METRICS_PORT, metricsToken: env.METRICS_TOKEN, accessLog: env.ACCESS_LOG === "true", tracing: tracingOptions(env) },
 		sessions: { idleSeconds: Math.round(env.SESSION_IDLE_MINUTES * 60), absoluteSeconds: Math.round(env.SESSION_LIFETIME_HOURS * 3600) },
 		evaluations: {
 			worker: env.EVALUATION_WORKER,

@@ -122,7 +122,10 @@ export async function createPlatformServices(
 			sessions: { ...DEFAULT_SESSION_LIFETIMES, ...options.sessions },
 		};
 
-		const observability = new Observability({ ...DEFAULT_OBSERVABILITY_OPTIONS, ...options.observability });
+		const observability = await Observability.create({ ...DEFAULT_OBSERVABILITY_OPTIONS, ...options.observability });
+		// Closed last (closers run in reverse): the last spans, those of the final trace flush included, are exported.
+		closers.push(() => observability.tracing?.close());
+		closers.push(() => observability.metrics.close());
 
 		const orm = await openDatabase(options.databaseUrl);
 		closers.push(() => orm.close());
@@ -178,7 +181,7 @@ export async function createPlatformServices(
 			},
 		);
 		// The quota counts this process's spend from the end of each generation (SpendLedger).
-		const traces = new TraceWriter(() => orm.em.fork(), logger, quotas, observability.metrics);
+		const traces = new TraceWriter(() => orm.em.fork(), logger, quotas, observability);
 		// After the HTTP server has closed, and after the generations still running have recorded theirs.
 		closers.push(() => traces.close());
 		const generations = new RunningGenerations();

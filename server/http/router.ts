@@ -8,6 +8,7 @@ import { respondWithError, sendError } from "./middleware/errors";
 import { assignRequestId } from "./middleware/request-id";
 import { compileRoute, createPipelineState, type Exchange, type RouteDefinition, runPipeline } from "./pipeline";
 import type { RawRoute } from "./raw-route";
+import type { RequestTrace } from "../observability/tracing-types";
 
 interface MatchedRoute {
 	method: string;
@@ -45,6 +46,7 @@ export function createRouter(services: PlatformServices, definitions: RouteDefin
 	const state = createPipelineState();
 	const { logger } = services;
 	const observe = observeRequests(services);
+	const { tracing } = services.observability;
 
 	const fail = (exchange: Exchange, error: unknown) => {
 		respondWithError(logger, exchange.requestId, exchange.request, exchange.response, error);
@@ -77,20 +79,26 @@ export function createRouter(services: PlatformServices, definitions: RouteDefin
 				rawParams[name] = match[index + 1];
 			});
 			const exchange: Exchange = { route: route.compiled, request, response, requestId: "", path, rawParams, params: {}, query: {} };
-			observe(request, response, route.template, exchange);
-			runPipeline(exchange, services, state).catch((error) => fail(exchange, error));
+			const traced = observe(request, response, route.template, exchange);
+			const run = () => runPipeline(exchange, services, state).catch((error) => fail(exchange, error));
+			if (traced && tracing) tracing.run(traced, run);
+			else run();
 			return;
 		}
 		const requestId = assignRequestId(request, response);
 		for (const route of rawRoutes) {
 			if (!route.matches(path, method)) continue;
-			observe(request, response, route.name, { requestId });
-			try {
-				const handled = route.handle({ request, response, path, requestId });
-				if (handled instanceof Promise) handled.catch((error) => failRaw(route, requestId, request, response, path, error));
-			} catch (error) {
-				failRaw(route, requestId, request, response, path, error);
-			}
+			const traced = observe(request, response, route.name, { requestId });
+			const run = () => {
+				try {
+					const handled = route.handle({ request, response, path, requestId });
+					if (handled instanceof Promise) handled.catch((error) => failRaw(route, requestId, request, response, path, error));
+				} catch (error) {
+					failRaw(route, requestId, request, response, path, error);
+				}
+			};
+			if (traced && tracing) tracing.run(traced, run);
+			else run();
 			return;
 		}
 		observe(request, response, "unmatched", { requestId });
@@ -111,16 +119,19 @@ interface ObservedCaller {
  * when ACCESS_LOG is on. The route is the table's template (`/knowledge/sources/:id`) or a raw
  * route's name, so neither a label nor a log field ever holds an id from the path.
  */
-function observeRequests(services: PlatformServices): (request: IncomingMessage, response: ServerResponse, route: string, caller: ObservedCaller) => void {
-	const { metrics, options } = services.observability;
+function observeRequests(services: PlatformServices): (request: IncomingMessage, response: ServerResponse, route: string, caller: ObservedCaller) => RequestTrace | undefined {
+	const { metrics, options, tracing } = services.observability;
 	const { logger } = services;
 	return (request, response, route, caller) => {
 		const started = performance.now();
+		// OpenTelemetry off (no endpoint): nothing but this null check.
+		const traced = tracing?.startRequest(request, route);
 		response.once("close", () => {
 			const seconds = (performance.now() - started) / 1000;
 			const status = response.writableFinished ? response.statusCode : 499;
 			const method = request.method ?? "GET";
 			metrics.recordHttpRequest(route, method, status, seconds);
+			traced?.end(status);
 			if (!options.accessLog) return;
 			const principal = caller.principal;
 			logger.info("request", {
@@ -133,5 +144,6 @@ function observeRequests(services: PlatformServices): (request: IncomingMessage,
 				...(caller.session ? { userId: caller.session.userId } : {}),
 			});
 		});
+		return traced;
 	};
 }

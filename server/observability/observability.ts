@@ -1,4 +1,5 @@
 import { PlatformMetrics } from "./metrics";
+import type { Tracing, TracingOptions } from "./tracing-types";
 
 /** METRICS_PORT, METRICS_TOKEN, ACCESS_LOG (server/config.ts). */
 export interface ObservabilityOptions {
@@ -8,6 +9,8 @@ export interface ObservabilityOptions {
 	metricsToken?: string;
 	/** One JSON line per request at `info`. */
 	accessLog: boolean;
+	/** OpenTelemetry export (OTEL_EXPORTER_OTLP_ENDPOINT…); unset: no exporter, nothing of OpenTelemetry loaded. */
+	tracing?: TracingOptions;
 }
 
 export const DEFAULT_OBSERVABILITY_OPTIONS: ObservabilityOptions = { accessLog: true };
@@ -21,8 +24,18 @@ export class Observability {
 	readonly metrics: PlatformMetrics;
 	private drainingSince: number | null = null;
 
-	constructor(readonly options: ObservabilityOptions) {
+	private constructor(
+		readonly options: ObservabilityOptions,
+		/** Null unless OTEL_EXPORTER_OTLP_ENDPOINT is set: then spans per request and generation. */
+		readonly tracing: Tracing | null,
+	) {
 		this.metrics = new PlatformMetrics();
+	}
+
+	/** The OpenTelemetry packages are imported only when an endpoint is configured. */
+	static async create(options: ObservabilityOptions): Promise<Observability> {
+		const tracing = options.tracing ? (await import("./tracing")).startTracing(options.tracing) : null;
+		return new Observability(options, tracing);
 	}
 
 	get draining(): boolean {

@@ -91,7 +91,9 @@ describe("GET /metrics", () => {
 		expect(after.get("trace_writer_backlog")).toBeGreaterThanOrEqual(0);
 		expect(after.get("knowledge_ingestion_queue_depth")).toBe(0);
 		expect(after.get('database_pool_connections{state="used"}')).toBeGreaterThanOrEqual(0);
-		expect([...after.keys()].some((key) => key.startsWith("nodejs_eventloop_lag_seconds"))).toBe(true);
+		expect(after.get("nodejs_eventloop_lag_p99_seconds")).toBeGreaterThanOrEqual(0);
+		expect(after.get("process_resident_memory_bytes")).toBeGreaterThan(0);
+		expect(after.get("nodejs_active_resources")).toBeGreaterThan(0);
 		const labels = [...after.keys()].join("\n");
 		for (const secret of [workspace.apiKey, workspace.workspaceId, sourceId, document.id, "no_such_tool"]) expect(labels).not.toContain(secret);
 		await mcp.close();

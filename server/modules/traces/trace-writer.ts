@@ -5,7 +5,7 @@ import { describePrincipal } from "../../shared/principal";
 import type { Logger } from "../../shared/logger";
 import type { GenerationOutcome } from "../runtime/run-generation";
 import { monthOf } from "../quotas/consume-request-quota";
-import type { PlatformMetrics } from "../../observability/metrics";
+import type { Observability } from "../../observability/observability";
 import { costInMicroUsd, pricedModelOf } from "./model-prices";
 import { isUnavailable } from "../../db/database-unavailable";
 
@@ -154,8 +154,12 @@ export class TraceWriter {
 		private readonly em: () => EntityManager,
 		private readonly logger: Logger,
 		private readonly spend: SpendLedger,
-		private readonly metrics?: PlatformMetrics,
+		private readonly observability?: Observability,
 	) {}
+
+	private get metrics() {
+		return this.observability?.metrics;
+	}
 
 	/** Traces buffered, not yet written (the metrics' trace_writer_backlog). */
 	get backlog(): number {
@@ -179,6 +183,20 @@ export class TraceWriter {
 			costMicroUsd: trace.costMicroUsd,
 		});
 		this.metrics?.recordProviderAttempts(trace.provider, outcome.attempts);
+		this.observability?.tracing?.recordGeneration({
+			traceId: trace.id,
+			provider: trace.provider,
+			model: trace.model,
+			kind: trace.kind,
+			streamed: trace.streamed,
+			startedAt: outcome.startedAt,
+			latencyMs: outcome.latencyMs,
+			inputTokens: trace.inputTokens,
+			outputTokens: trace.outputTokens,
+			finishReason: trace.finishReason,
+			errorKind: outcome.error?.kind ?? null,
+			attempts: outcome.attempts,
+		});
 		if (this.buffer.length >= MAX_BUFFERED) {
 			// The trace is dropped; its cost is not.
 			this.dropped += 1;
