@@ -21,6 +21,8 @@ function frameOf(event: ProviderStreamEvent, done: DoneFields | undefined): stri
 	switch (event.type) {
 		case "delta":
 			return formatSseFrame("delta", { content: event.content });
+		case "tool_call":
+			return formatSseFrame("tool_call", { id: event.id, name: event.name, arguments: event.arguments });
 		case "usage":
 			return formatSseFrame("usage", { inputTokens: event.inputTokens, outputTokens: event.outputTokens, totalTokens: event.totalTokens });
 		case "finish":

@@ -164,7 +164,7 @@ export async function* streamGeneration(context: UseCaseContext, input: Generati
 						output += event.content;
 					} else if (event.type === "usage") {
 						usage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens, totalTokens: event.totalTokens };
-					} else {
+					} else if (event.type === "finish") {
 						finishReason = event.finishReason;
 					}
 					yield event;
