@@ -67,8 +67,21 @@ export const ZRubricScorer = z
 	})
 	.strict();
 
+export const ZToolCalledScorer = z
+	.object({
+		type: z.literal("tool_called"),
+		name: name(),
+		tool: z.string().min(1).max(200).describe("The tool the assistant must have called (an MCP server's tools as <name>_<tool>)"),
+		arguments: z
+			.object({})
+			.passthrough()
+			.optional()
+			.describe("Arguments the call must have had, as a subset: each listed one equal (objects compared as subsets too); others are free"),
+	})
+	.strict();
+
 export const ZScorerSpec = z
-	.discriminatedUnion("type", [ZExactMatchScorer, ZContainsScorer, ZRegexScorer, ZJsonScorer, ZNumericScorer, ZRubricScorer])
+	.discriminatedUnion("type", [ZExactMatchScorer, ZContainsScorer, ZRegexScorer, ZJsonScorer, ZNumericScorer, ZRubricScorer, ZToolCalledScorer])
 	.superRefine((spec, issues) => {
 		if (spec.type === "regex") {
 			const problem = unsupportedConstruct(spec.pattern);
