@@ -30,7 +30,9 @@ export async function prepareAssistantTools(context: UseCaseContext, workspaceId
 	const tools = config.tools ?? [];
 	if (tools.length === 0) return undefined;
 	const { services } = context;
-	const secrets = await readSecrets(context.em, services.secrets, workspaceId, referencedSecrets(tools));
+	const names = referencedSecrets(tools);
+	// context.em forks on first use: a version whose tools name no secret costs no EntityManager here.
+	const secrets = names.length === 0 ? new Map<string, string>() : await readSecrets(context.em, services.secrets, workspaceId, names);
 	const toolbox = await Toolbox.prepare(tools, {
 		workspaceId,
 		secrets,
