@@ -16,6 +16,10 @@
  * them alike; medians of the rounds are reported.
  * Database: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else postgres@127.0.0.1:5432 (a fresh
  * database is created and dropped). Results: bench/results/runtime.json.
+ *
+ * Tool loop: the assistant `bench-tools` offers one knowledge_search tool (over an empty source);
+ * the stand-in asks for it once, then answers. Its server CPU per request minus the plain
+ * assistant's is what one tool step (a second model call, the search, the loop) adds.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -25,6 +29,7 @@ import http from "node:http";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { createAssistant } from "../server/modules/assistants/create-assistant";
+import { createKnowledgeSource } from "../server/modules/knowledge/create-knowledge-source";
 import { createAssistantVersion } from "../server/modules/assistants/create-assistant-version";
 import { publishAssistantVersion } from "../server/modules/assistants/publish-assistant-version";
 import { updateAssistantDraft } from "../server/modules/assistants/update-assistant-draft";
@@ -75,12 +80,33 @@ const STREAM =
 	`data: ${JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 0, model: "gpt-4o-mini", choices: [], usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 } })}\n\n` +
 	"data: [DONE]\n\n";
 
+/** The tool loop's first model call: one knowledge_search call. */
+const TOOL_CALL_COMPLETION = JSON.stringify({
+	id: "chatcmpl-bench",
+	object: "chat.completion",
+	created: 0,
+	model: "gpt-4o-mini",
+	choices: [
+		{
+			index: 0,
+			message: { role: "assistant", content: null, tool_calls: [{ id: "call_bench", type: "function", function: { name: "search_docs", arguments: '{"query":"hello"}' } }] },
+			finish_reason: "tool_calls",
+			logprobs: null,
+		},
+	],
+	usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+});
+
 const standIn = http.createServer((request, response) => {
 	const chunks: Buffer[] = [];
 	request.on("data", (data: Buffer) => chunks.push(data));
 	request.on("end", () => {
-		const streamed = Buffer.concat(chunks).includes('"stream":true');
-		if (streamed) {
+		const body = Buffer.concat(chunks);
+		const streamed = body.includes('"stream":true');
+		if (body.includes('"tools":') && !body.includes('"role":"tool"')) {
+			response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(TOOL_CALL_COMPLETION) });
+			response.end(TOOL_CALL_COMPLETION);
+		} else if (streamed) {
 			response.writeHead(200, { "content-type": "text/event-stream" });
 			response.end(STREAM);
 		} else {
@@ -323,12 +349,29 @@ try {
 	});
 	await createAssistantVersion(operator(), { workspaceId: setup.workspaceId, slug: "bench-bot" });
 	await publishAssistantVersion(operator(), { workspaceId: setup.workspaceId, slug: "bench-bot", version: 1 });
+	const source = await createKnowledgeSource(operator(), { workspaceId: setup.workspaceId, name: "Bench docs", embeddingModel: { provider: "builtin", model: "builtin-hash-v1" } });
+	await createAssistant(operator(), { workspaceId: setup.workspaceId, slug: "bench-tools", name: "Bench tools" });
+	await updateAssistantDraft(operator(), {
+		workspaceId: setup.workspaceId,
+		slug: "bench-tools",
+		patch: {
+			provider: "openai",
+			model: "gpt-4o-mini",
+			systemPrompt: "You help {{name}}.",
+			variables: [{ name: "name", type: "string", required: true }],
+			generation: {},
+			tools: [{ type: "knowledge_search", name: "search_docs", description: "Searches the docs", sourceIds: [source.id] }],
+		},
+	});
+	await createAssistantVersion(operator(), { workspaceId: setup.workspaceId, slug: "bench-tools" });
+	await publishAssistantVersion(operator(), { workspaceId: setup.workspaceId, slug: "bench-tools", version: 1 });
 
 	const messages = [{ role: "user", content: "Say hello." }];
 	const auth = { authorization: `Bearer ${setup.apiKey}` };
 	const direct: Target = { name: "direct", url: `${standInUrl}/v1/chat/completions`, headers: { authorization: "Bearer sk-bench" }, body: JSON.stringify({ model: "gpt-4o-mini", messages }) };
 	const execute: Target = { name: "/runtime/execute", url: `${platform.url}/runtime/execute`, headers: auth, body: JSON.stringify({ providerName: "openai", model: "gpt-4o-mini", messages }), serverProcess: { pid: server.pid as number } };
 	const assistant: Target = { name: "/runtime/assistants/:slug", url: `${platform.url}/runtime/assistants/bench-bot`, headers: auth, body: JSON.stringify({ input: "Say hello.", variables: { name: "Ada" } }), serverProcess: { pid: server.pid as number } };
+	const toolLoop: Target = { ...assistant, name: "tool loop (1 knowledge_search step)", url: `${platform.url}/runtime/assistants/bench-tools` };
 	const bare: Target = { ...direct, name: "bare proxy", url: bareProxyUrl, serverProcess: { pid: bareProxy.pid as number } };
 	const directStream: Target = { ...direct, name: "direct stream", body: JSON.stringify({ model: "gpt-4o-mini", messages, stream: true, stream_options: { include_usage: true } }), firstDeltaMarker: "data: " };
 	const bareStream: Target = { ...directStream, name: "bare proxy stream", url: bareProxyUrl, serverProcess: { pid: bareProxy.pid as number } };
@@ -351,7 +394,7 @@ try {
 	log(portkey ? "Portkey is up" : "Portkey unavailable: skipped");
 	results.portkey = portkey ? "measured (non-streaming only: its streaming returns 500 on Node 20)" : "skipped (could not start)";
 
-	const targets = [direct, bare, execute, tracedExecute, ...(baselineExecute ? [baselineExecute] : []), assistant, ...(portkeyTarget ? [portkeyTarget] : [])].filter((target) => !only || only.includes(target.name));
+	const targets = [direct, bare, execute, tracedExecute, ...(baselineExecute ? [baselineExecute] : []), assistant, toolLoop, ...(portkeyTarget ? [portkeyTarget] : [])].filter((target) => !only || only.includes(target.name));
 	const runs = [...(await measureInterleaved(targets, 1, REQUESTS[1])), ...(await measureInterleaved(targets, 32, REQUESTS[32]))];
 	const streams = await measureInterleaved([directStream, bareStream, runtimeStream], 1, REQUESTS[1]);
 
@@ -370,6 +413,11 @@ try {
 		const base = runs.find((candidate) => candidate.target === baseline && candidate.concurrency === 32);
 		return run?.serverCpuUsPerRequest && base?.serverCpuUsPerRequest ? Math.round((run.serverCpuUsPerRequest / base.serverCpuUsPerRequest) * 100) / 100 : null;
 	};
+	const cpuAdded = (name: string, baseline: string) => {
+		const run = runs.find((candidate) => candidate.target === name && candidate.concurrency === 32);
+		const base = runs.find((candidate) => candidate.target === baseline && candidate.concurrency === 32);
+		return run?.serverCpuUsPerRequest && base?.serverCpuUsPerRequest ? Math.round(run.serverCpuUsPerRequest - base.serverCpuUsPerRequest) : null;
+	};
 	const table = runs.map((run) => ({ ...run, addedP50Ms: run.target === "direct" ? 0 : added(run.target, run.concurrency) }));
 	results.runs = table;
 	results.streams = streams.map((run) => ({ ...run, addedFirstDeltaP50Ms: round((run.firstDeltaP50Ms ?? 0) - (streams[0].firstDeltaP50Ms ?? 0)) }));
@@ -386,6 +434,8 @@ try {
 		"server CPU per request at c=32, execute / bare proxy": { ratio: cpuRatio("/runtime/execute", "bare proxy"), target: null },
 		"server CPU per request at c=32, execute with OpenTelemetry / without": { ratio: cpuRatio(tracedExecute.name, "/runtime/execute"), target: null },
 		...(baselineExecute ? { "server CPU per request at c=32, execute / execute at BENCH_BASELINE": { ratio: cpuRatio("/runtime/execute", baselineExecute.name), target: 1.05 } } : {}),
+		"server CPU per request at c=32, tool loop (1 step) / assistant": { ratio: cpuRatio(toolLoop.name, "/runtime/assistants/:slug"), target: null },
+		"server CPU added per tool step at c=32 (µs)": { valueUs: cpuAdded(toolLoop.name, "/runtime/assistants/:slug"), target: null },
 	};
 
 	console.table(table.map((run) => ({ target: run.target, c: run.concurrency, "p50 ms": run.p50Ms, "p99 ms": run.p99Ms, "req/s": run.requestsPerSecond, "added p50 ms": run.addedP50Ms, "server CPU µs/req": run.serverCpuUsPerRequest, failures: run.failures })));

@@ -85,8 +85,21 @@ export const ZRubricScorer = z
 	})
 	.strict();
 
+export const ZToolCalledScorer = z
+	.object({
+		type: z.literal("tool_called"),
+		name: name(),
+		tool: z.string().min(1).max(200).describe("The tool the assistant must have called (an MCP server's tools as <name>_<tool>)"),
+		arguments: z
+			.object({})
+			.passthrough()
+			.optional()
+			.describe("Arguments the call must have had, as a subset: each listed one equal (objects compared as subsets too); others are free"),
+	})
+	.strict();
+
 /** One scorer's structure; the use case also checks its patterns (RE2 constructs, the JSON Schema subset). */
-export const ZScorerSpecShape = z.discriminatedUnion("type", [ZExactMatchScorer, ZContainsScorer, ZRegexScorer, ZJsonScorer, ZNumericScorer, ZRubricScorer]);
+export const ZScorerSpecShape = z.discriminatedUnion("type", [ZExactMatchScorer, ZContainsScorer, ZRegexScorer, ZJsonScorer, ZNumericScorer, ZRubricScorer, ZToolCalledScorer]);
 export type ScorerSpec = z.infer<typeof ZScorerSpecShape>;
 export const SCORER_TYPES = ["exact_match", "contains", "regex", "json", "numeric", "rubric"] as const;
 
@@ -115,7 +128,7 @@ export const ADD_EVALUATION_CASE_SHAPE = {
 		.default({})
 		.describe("Values for the assistant's prompt variables"),
 	expectedOutput: z.string().max(200_000).nullable().optional().describe("A reference answer for the scorers that compare against one"),
-	scorers: z.array(ZScorerSpecShape).min(1).max(20).describe("One or more scorers: exact_match, contains, regex, json, numeric, rubric"),
+	scorers: z.array(ZScorerSpecShape).min(1).max(20).describe("One or more scorers: exact_match, contains, regex, json, numeric, rubric, tool_called"),
 	replacesCaseId: z.string().min(1).optional().describe("Edit: the case this one replaces (that case is removed from the dataset; past runs keep it)"),
 };
 

@@ -38,7 +38,7 @@ export const EVALUATION_COMMANDS: CommandSpec[] = [
 		path: "evaluation case add",
 		summary: "Add a case: an input (or messages), scorers, and optionally an expected output",
 		details:
-			'Scorers: exact_match, contains, regex, json, numeric, rubric, e.g. --scorers \'[{"type":"contains"}]\'. Cases never change: to edit one, add its replacement with --replaces. JSON flags also take @file.',
+			'Scorers: exact_match, contains, regex, json, numeric, rubric, tool_called, e.g. --scorers \'[{"type":"contains"}]\'. Cases never change: to edit one, add its replacement with --replaces. JSON flags also take @file.',
 		tool: "add_evaluation_case",
 		flags: [
 			workspaceFlag,

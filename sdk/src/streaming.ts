@@ -8,7 +8,7 @@
  * (possibly split across chunks), `:` starts a comment (keep-alives), a blank line dispatches.
  */
 import { GenerationStreamError, PlatformError } from "./errors.js";
-import type { FinishReason, ServedAssistant, StreamDone, StreamError, Usage } from "./generated/api.js";
+import type { FinishReason, ServedAssistant, StreamDone, StreamError, StreamToolCall, StreamToolResult, Usage } from "./generated/api.js";
 import { traceIdOf } from "./core/api-promise.js";
 import { transportError } from "./core/request.js";
 
@@ -24,16 +24,19 @@ export interface ServerSentEvent {
 
 /**
  * The events of a generation stream: zero or more `delta`, then `usage`, then `done`; or a terminal
- * `error`. Events with other names are skipped (spec, Events, rule 1), so the union stays closed and
+ * `error`. An assistant with tools also sends `tool_call` and `tool_result` between deltas, one
+ * pair per call the server runs for the model. Events with other names are skipped (spec, Events, rule 1), so the union stays closed and
  * `event.event === "delta"` narrows `event.data`.
  */
 export type StreamEvent =
 	| { event: "delta"; data: { content: string } }
+	| { event: "tool_call"; data: StreamToolCall }
+	| { event: "tool_result"; data: StreamToolResult }
 	| { event: "usage"; data: Usage }
 	| { event: "done"; data: StreamDone }
 	| { event: "error"; data: StreamError };
 
-const KNOWN_EVENTS: ReadonlySet<string> = new Set<StreamEvent["event"]>(["delta", "usage", "done", "error"]);
+const KNOWN_EVENTS: ReadonlySet<string> = new Set<StreamEvent["event"]>(["delta", "tool_call", "tool_result", "usage", "done", "error"]);
 
 /** Splits text into lines on LF, CR or CRLF, holding back a CR that ends a chunk (its LF may follow). */
 class LineDecoder {
@@ -138,13 +141,20 @@ export interface StreamResult {
 	traceId: string | undefined;
 	/** From the `done` event of a deployed assistant's stream: the published version that answered, and where. */
 	assistant: ServedAssistant | undefined;
+	/** From the `tool_call` and `tool_result` events: each call the server ran, with how it ended. */
+	toolCalls: (StreamToolCall & { ok?: boolean; error?: string })[];
 }
 
 /** Reads events to the end; a terminal `error` event is thrown as GenerationStreamError. */
 export async function collectStream(events: AsyncIterable<StreamEvent>): Promise<StreamResult> {
-	const result: StreamResult = { text: "", finishReason: undefined, usage: undefined, traceId: undefined, assistant: undefined };
+	const result: StreamResult = { text: "", finishReason: undefined, usage: undefined, traceId: undefined, assistant: undefined, toolCalls: [] };
 	for await (const event of events) {
 		if (event.event === "delta") result.text += event.data.content;
+		else if (event.event === "tool_call") result.toolCalls.push({ ...event.data });
+		else if (event.event === "tool_result") {
+			const call = result.toolCalls.find((candidate) => candidate.id === event.data.id);
+			if (call) Object.assign(call, { ok: event.data.ok }, event.data.error === undefined ? {} : { error: event.data.error });
+		}
 		else if (event.event === "usage") result.usage = event.data;
 		else if (event.event === "done") {
 			result.finishReason = event.data.finishReason;

@@ -363,7 +363,8 @@ describe('server-sent events', () => {
     reset((_request, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream', 'x-trace-id': 'trace_1', 'x-assistant-version': '4', 'x-assistant-environment': 'staging' });
       response.end(
-        'event: delta\ndata: {"content":"a"}\n\nevent: delta\ndata: {"content":"b"}\n\nevent: usage\ndata: {"inputTokens":1,"outputTokens":2,"totalTokens":3}\n\n' +
+        'event: tool_call\ndata: {"id":"call_1","name":"search","arguments":{"query":"x"}}\n\nevent: tool_result\ndata: {"id":"call_1","name":"search","ok":false,"error":"timeout"}\n\n' +
+          'event: delta\ndata: {"content":"a"}\n\nevent: delta\ndata: {"content":"b"}\n\nevent: usage\ndata: {"inputTokens":1,"outputTokens":2,"totalTokens":3}\n\n' +
           'event: done\ndata: {"finishReason":"length","traceId":"trace_1","assistant":{"slug":"support-bot","version":4,"environment":"staging"},"later":"ignored"}\n\n',
       );
     });
@@ -376,6 +377,7 @@ describe('server-sent events', () => {
       usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 },
       traceId: 'trace_1',
       assistant: { slug: 'support-bot', version: 4, environment: 'staging' },
+      toolCalls: [{ id: 'call_1', name: 'search', arguments: { query: 'x' }, ok: false, error: 'timeout' }],
     });
     expect(requests[0].url).toBe('/runtime/assistants/support-bot/stream');
   });

@@ -1,3 +1,4 @@
+import type { TGenerationResult } from "../../../contract/schemas/runtime";
 import { z } from "zod";
 import {
 	ZArchiveAssistantInput,
@@ -64,7 +65,29 @@ const generation = {
 	finishReason: z.string().describe("stop, length, tool_calls, content_filter or error"),
 	usage: z.object({ inputTokens: z.number(), outputTokens: z.number(), totalTokens: z.number() }).describe("Token accounting"),
 	traceId: z.string().describe("The trace recording this generation: get_trace reads it"),
+	toolCalls: z
+		.array(
+			z.object({
+				id: z.string(),
+				name: z.string().describe("The tool called"),
+				arguments: z.string().describe("The arguments the model wrote, as JSON text (secrets redacted)"),
+				ok: z.boolean().describe("Whether the tool answered; a failure went back to the model as an error result"),
+				error: z.string().optional(),
+				latencyMs: z.number(),
+			}),
+		)
+		.optional()
+		.describe("With the assistant's tools: each tool call the server ran, in order"),
 };
+
+type ToolCallOutcome = NonNullable<TGenerationResult["toolCalls"]>[number];
+
+/** Tool-call arguments as JSON text: MCP output schemas cannot say "any JSON value" portably. */
+function presentGeneration<T extends { toolCalls?: ToolCallOutcome[] }>(result: T): Omit<T, "toolCalls"> & { toolCalls?: (Omit<ToolCallOutcome, "arguments"> & { arguments: string })[] } {
+	const { toolCalls, ...rest } = result;
+	if (!toolCalls) return rest;
+	return { ...rest, toolCalls: toolCalls.map((call) => ({ ...call, arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {}) })) };
+}
 
 const asConfig = (value: AssistantConfig) => value as unknown as Record<string, unknown>;
 
@@ -299,7 +322,8 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		},
 		annotations: GENERATES,
 		permission: "generations:run",
-		run: (context, input) => executeAssistant(context, { workspaceId: input.workspaceId, slug: input.slug, run: { input: input.input, variables: input.variables, environment: input.environment } }),
+		run: async (context, input) =>
+			presentGeneration(await executeAssistant(context, { workspaceId: input.workspaceId, slug: input.slug, run: { input: input.input, variables: input.variables, environment: input.environment } })),
 	}),
 	defineTool({
 		name: "run_playground",
@@ -310,6 +334,6 @@ export const ASSISTANT_TOOLS: McpTool[] = [
 		outputSchema: { ...generation, ranOn: z.union([z.literal("draft"), z.number().int()]).describe("'draft' or the version number that answered") },
 		annotations: GENERATES,
 		permission: "generations:run",
-		run: (context, input) => runPlayground(context, input),
+		run: async (context, input) => presentGeneration(await runPlayground(context, input)),
 	}),
 ];

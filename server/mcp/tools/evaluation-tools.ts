@@ -125,7 +125,7 @@ const addEvaluationCaseTool = defineTool({
 	name: "add_evaluation_case",
 	title: "Add an evaluation case",
 	description:
-		"Adds a case: `input` (or `messages`), optional `variables` and `expectedOutput`, and one or more scorers: exact_match, contains, regex (RE2 syntax, matched in linear time: no backreferences or lookaround), json (optionally with a schema), numeric (tolerance), rubric (criteria graded 0..1 by a provider and model you pick). Cases never change: to edit one, add its replacement with replacesCaseId.",
+		"Adds a case: `input` (or `messages`), optional `variables` and `expectedOutput`, and one or more scorers: exact_match, contains, regex (RE2 syntax, matched in linear time: no backreferences or lookaround), json (optionally with a schema), numeric (tolerance), rubric (criteria graded 0..1 by a provider and model you pick), tool_called (the assistant called a tool, optionally with a subset of arguments). Cases never change: to edit one, add its replacement with replacesCaseId.",
 	inputSchema: ADD_EVALUATION_CASE_SHAPE,
 	outputSchema: CASE,
 	annotations: WRITES,

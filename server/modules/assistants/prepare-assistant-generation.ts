@@ -5,6 +5,7 @@ import type { GenerationInput, TracedGenerationInput } from "../runtime/run-gene
 import { DEFAULT_ENVIRONMENT_SLUG } from "../tenancy/create-workspace";
 import { authorizeWorkspace } from "../access/authorize";
 import { renderPromptTemplate, resolveVariables } from "./render-prompt";
+import { prepareAssistantTools } from "./prepare-assistant-tools";
 import { formatKnowledgeContext, retrieveKnowledge } from "./retrieve-knowledge-context";
 
 /** A deployed assistant's generation, with the version that serves it and its trace id assigned up front: the answer names both. */
@@ -28,6 +29,7 @@ export async function prepareAssistantGeneration(
 	const systemPrompt = renderPromptTemplate(config.systemPrompt, values, config.variables);
 	const knowledge = config.knowledge ?? [];
 	const chunks = knowledge.length === 0 ? [] : await retrieveKnowledge(context, { workspaceId, query: input.run.input, knowledge });
+	const tools = await prepareAssistantTools(context, workspaceId, config);
 	return {
 		origin: { workspaceId, principal: context.principal, assistant: { assistantId: deployment.assistantId, versionId: deployment.versionId, environment }, traceId: newId("trace") },
 		served: deployment.served,
@@ -39,5 +41,6 @@ export async function prepareAssistantGeneration(
 			{ role: "user" as const, content: input.run.input },
 		],
 		config: config.generation,
+		...(tools ? { tools } : {}),
 	};
 }

@@ -7,6 +7,7 @@ import { formatKnowledgeContext, retrieveKnowledge } from "../assistants/retriev
 import type { UseCaseContext } from "../platform-services";
 import { executeGeneration, type GenerationInput } from "../runtime/run-generation";
 import { costInMicroUsd } from "../traces/model-prices";
+import { prepareAssistantTools } from "../assistants/prepare-assistant-tools";
 import { scoreOutput } from "./scorers/score-output";
 
 export type CaseResult = Omit<EvaluationResult, "createdAt">;
@@ -29,6 +30,7 @@ async function prepareCaseGeneration(context: UseCaseContext, run: EvaluationRun
 	const systemPrompt = renderPromptTemplate(config.systemPrompt, values, config.variables);
 	const query = evaluationCase.input ?? lastUserMessage(evaluationCase);
 	const chunks = config.knowledge.length === 0 ? [] : await retrieveKnowledge(context, { workspaceId: run.workspace, query, knowledge: config.knowledge });
+	const tools = await prepareAssistantTools(context, run.workspace, config);
 	return {
 		origin: {
 			workspaceId: run.workspace,
@@ -44,6 +46,7 @@ async function prepareCaseGeneration(context: UseCaseContext, run: EvaluationRun
 			...(evaluationCase.input !== null ? [{ role: "user" as const, content: evaluationCase.input }] : (evaluationCase.messages ?? [])),
 		],
 		config: config.generation,
+		...(tools ? { tools } : {}),
 	};
 }
 
@@ -78,9 +81,11 @@ export async function runEvaluationCase(context: UseCaseContext, run: Evaluation
 	}
 	const startedAt = Date.now();
 	let output: string;
+	let toolCalls: { name: string; arguments: unknown }[] = [];
 	try {
 		const result = await executeGeneration(context, generation);
 		output = result.message.content;
+		toolCalls = (result.toolCalls ?? []).map((call) => ({ name: call.name, arguments: call.arguments }));
 		base.latencyMs = Date.now() - startedAt;
 		base.inputTokens = result.usage.inputTokens;
 		base.outputTokens = result.usage.outputTokens;
@@ -95,6 +100,7 @@ export async function runEvaluationCase(context: UseCaseContext, run: Evaluation
 		input: caseInputText(evaluationCase),
 		expected: evaluationCase.expectedOutput,
 		output,
+		toolCalls,
 	});
 	base.costMicroUsd += costMicroUsd;
 	const failedScorers = scores.filter((score) => score.error !== null);

@@ -6,12 +6,15 @@ import { scoreRubric } from "./rubric-scorer";
 import type { ScorerOutcome } from "./scorer-outcome";
 import { scorerName, type ScorerSpec, ZScorerSpec } from "./scorer-spec";
 import { scoreContains, scoreExactMatch, scoreJson, scoreNumeric } from "./text-scorers";
+import { scoreToolCalled } from "./tool-called-scorer";
 
 export interface CaseText {
 	/** The case's input as the grader reads it (the input, or the conversation). */
 	input: string;
 	expected: string | null;
 	output: string;
+	/** The tool calls the assistant made on the server, in order. */
+	toolCalls: { name: string; arguments: unknown }[];
 }
 
 async function runScorer(context: UseCaseContext, spec: ScorerSpec, origin: GenerationOrigin, text: CaseText): Promise<ScorerOutcome> {
@@ -28,6 +31,8 @@ async function runScorer(context: UseCaseContext, spec: ScorerSpec, origin: Gene
 			return scoreNumeric(spec, text.output, text.expected);
 		case "rubric":
 			return scoreRubric(context, spec, origin, text);
+		case "tool_called":
+			return scoreToolCalled(spec, text.toolCalls);
 	}
 }
 

@@ -14,6 +14,7 @@ export {
 	ZNumericScorer,
 	ZRegexScorer,
 	ZRubricScorer,
+	ZToolCalledScorer,
 } from "../../../../contract/inputs/evaluations";
 
 /** What RE2 cannot run (backreferences, lookaround) and JSON Schema outside the supported subset, by field. */
