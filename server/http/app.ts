@@ -6,6 +6,7 @@ import type { OAuthEndpoints } from "./oauth-endpoints";
 import { healthRoutes } from "./routers/health";
 import { knowledgeRoutes } from "./routers/knowledge";
 import { managementRoutes } from "./routers/management";
+import { openAiCompatibleRoutes } from "./routers/openai-compatible";
 import { runtimeRoutes } from "./routers/runtime";
 import { uploadsRoute } from "./routers/uploads";
 
@@ -17,5 +18,5 @@ import { uploadsRoute } from "./routers/uploads";
  * is 404 in the envelope.
  */
 export function createRequestListener(services: PlatformServices, oauth: OAuthEndpoints, dashboard: RawRoute[]): (request: IncomingMessage, response: ServerResponse) => void {
-	return createRouter(services, [...runtimeRoutes(), ...knowledgeRoutes(), ...healthRoutes(), ...managementRoutes()], [...oauth.routes, uploadsRoute(services), ...dashboard]);
+	return createRouter(services, [...runtimeRoutes(), ...openAiCompatibleRoutes(), ...knowledgeRoutes(), ...healthRoutes(), ...managementRoutes()], [...oauth.routes, uploadsRoute(services), ...dashboard]);
 }

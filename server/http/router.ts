@@ -9,6 +9,8 @@ import { assignRequestId } from "./middleware/request-id";
 import { compileRoute, createPipelineState, type Exchange, type RouteDefinition, runPipeline } from "./pipeline";
 import type { RawRoute } from "./raw-route";
 
+const OPENAI_COMPATIBLE_PREFIX = "/v1/";
+
 interface MatchedRoute {
 	method: string;
 	pattern: RegExp;
@@ -44,7 +46,7 @@ export function createRouter(services: PlatformServices, definitions: RouteDefin
 	const { logger } = services;
 
 	const fail = (exchange: Exchange, error: unknown) => {
-		respondWithError(logger, exchange.requestId, exchange.request, exchange.response, error);
+		respondWithError(logger, exchange.requestId, exchange.request, exchange.response, error, exchange.route.metadata.errorFormat ?? "envelope");
 		if (exchange.route.audited && exchange.context) {
 			recordAuditEvent(exchange.context, {
 				action: exchange.route.metadata.operationId,
@@ -88,6 +90,7 @@ export function createRouter(services: PlatformServices, definitions: RouteDefin
 			}
 			return;
 		}
-		sendError(request, response, new AppError("NOT_FOUND", `No route for ${method} ${path}`));
+		// Under /v1, the OpenAI-compatible surface, clients read OpenAI's error shape.
+		sendError(request, response, new AppError("NOT_FOUND", `No route for ${method} ${path}`), path.startsWith(OPENAI_COMPATIBLE_PREFIX) ? "openai" : "envelope");
 	};
 }

@@ -17,6 +17,27 @@ export function formatSseFrame(event: string, data: unknown): string {
 /** Fields the `done` event carries beside finishReason (the trace id, the assistant version that answered). */
 export type DoneFields = Record<string, unknown>;
 
+/**
+ * How a stream's events are written: this API's frames (`delta`, `usage`, `done`, `error`) by
+ * default; the OpenAI-compatible surface writes `chat.completion.chunk` frames instead.
+ */
+export interface SseEncoder {
+	/** The text for one event; "" sends nothing for it (yet). */
+	event(event: ProviderStreamEvent): string;
+	/** The terminal frame for a failure after the stream opened. */
+	error(error: unknown): string;
+	/** Written after the last event of a stream that ended normally. */
+	end?(): string;
+}
+
+/** This API's own frames; `done` carries `done` fields beside finishReason. */
+export function platformEncoder(done: DoneFields | undefined): SseEncoder {
+	return {
+		event: (event) => frameOf(event, done),
+		error: (error) => formatSseFrame("error", streamErrorOf(error)),
+	};
+}
+
 function frameOf(event: ProviderStreamEvent, done: DoneFields | undefined): string {
 	switch (event.type) {
 		case "delta":
@@ -42,9 +63,10 @@ async function* encodeEvents(
 	rest: AsyncIterator<ProviderStreamEvent>,
 	keepAliveMs: number,
 	onError: (error: unknown) => void,
-	done: DoneFields | undefined,
+	encoder: SseEncoder,
 ): AsyncGenerator<string> {
-	yield frameOf(first, done);
+	const opening = encoder.event(first);
+	if (opening) yield opening;
 	for (;;) {
 		const next = rest.next();
 		let result: IteratorResult<ProviderStreamEvent> | typeof KEEP_ALIVE;
@@ -57,15 +79,20 @@ async function* encodeEvents(
 				result = await Promise.race([next, silence]);
 			} catch (error) {
 				onError(error);
-				yield formatSseFrame("error", streamErrorOf(error));
+				yield encoder.error(error);
 				return;
 			} finally {
 				clearTimeout(timer);
 			}
 			if (result === KEEP_ALIVE) yield ": keep-alive\n\n";
 		} while (result === KEEP_ALIVE);
-		if (result.done) return;
-		yield frameOf(result.value, done);
+		if (result.done) {
+			const tail = encoder.end?.();
+			if (tail) yield tail;
+			return;
+		}
+		const text = encoder.event(result.value);
+		if (text) yield text;
 	}
 }
 
@@ -96,7 +123,7 @@ export async function openSseStream(
 	request: IncomingMessage,
 	response: ServerResponse,
 	events: AsyncGenerator<ProviderStreamEvent, void, undefined>,
-	options: { keepAliveMs?: number; onError?: (error: unknown) => void; done?: DoneFields } = {},
+	options: { keepAliveMs?: number; onError?: (error: unknown) => void; done?: DoneFields; encoder?: SseEncoder } = {},
 ): Promise<Readable> {
 	const first = await events.next();
 	const firstEvent: ProviderStreamEvent = first.done ? { type: "finish", finishReason: "stop" } : first.value;
@@ -106,7 +133,9 @@ export async function openSseStream(
 	response.setHeader("X-Accel-Buffering", "no");
 	response.setHeader("Connection", "keep-alive");
 	request.socket.setNoDelay(true);
-	const body = Readable.from(encodeEvents(firstEvent, events, options.keepAliveMs ?? KEEP_ALIVE_INTERVAL_MS, options.onError ?? (() => {}), options.done), { objectMode: true });
+	const body = Readable.from(encodeEvents(firstEvent, events, options.keepAliveMs ?? KEEP_ALIVE_INTERVAL_MS, options.onError ?? (() => {}), options.encoder ?? platformEncoder(options.done)), {
+		objectMode: true,
+	});
 	response.once("close", () => {
 		if (!response.writableFinished) {
 			body.destroy();

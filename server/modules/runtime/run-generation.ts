@@ -32,7 +32,11 @@ export interface GenerationInput {
 	model: string;
 	messages: ChatMessage[];
 	config: TGenerationConfig;
+	/** Provider request fields beyond the config that some callers set (the OpenAI-compatible surface). */
+	options?: GenerationOptions;
 }
+
+export type GenerationOptions = Pick<GenerationRequest, "jsonSchema" | "stop" | "seed" | "user">;
 
 /**
  * The transport's side of a generation: whether its caller is still there, and a call once the
@@ -66,6 +70,7 @@ function toProviderRequest(input: GenerationInput): GenerationRequest {
 		temperature: input.config.temperature,
 		maxOutputTokens: input.config.maxOutputTokens,
 		responseFormat: input.config.responseFormat,
+		...input.options,
 	};
 }
 

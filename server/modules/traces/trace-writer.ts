@@ -32,7 +32,7 @@ export function traceOf(outcome: GenerationOutcome): PendingTrace {
 		environment: input.origin.assistant?.environment ?? null,
 		provider: input.providerName,
 		model: input.model,
-		input: { messages: input.messages, config: input.config },
+		input: input.options ? { messages: input.messages, config: input.config, options: input.options } : { messages: input.messages, config: input.config },
 		output: outcome.output,
 		latencyMs: Math.round(outcome.latencyMs),
 		timeToFirstTokenMs: outcome.timeToFirstTokenMs === null ? null : Math.round(outcome.timeToFirstTokenMs),
