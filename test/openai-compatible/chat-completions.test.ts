@@ -6,6 +6,8 @@
  */
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
+import { createAssistant } from "../../server/modules/assistants/create-assistant";
+import { setProviderCredential } from "../../server/modules/provider-credentials/set-provider-credential";
 import type { TestPlatform } from "../helpers/platform";
 import type { ProviderStandIn } from "../helpers/provider-stand-in";
 import { awayFromMinuteBoundary } from "../helpers/rate-limit-window";
@@ -208,5 +210,36 @@ describe("POST /v1/chat/completions with the openai SDK", () => {
 		const response = await fetch(`${platform.url}/v1/embeddings`, { method: "POST", headers: { authorization: `Bearer ${apiKey}` } });
 		expect(response.status).toBe(404);
 		expect(await response.json()).toMatchObject({ error: { code: "NOT_FOUND", type: "not_found_error" } });
+	});
+});
+
+describe("GET /v1/models with the openai SDK", () => {
+	it("lists the deployed assistants by slug and slug@environment, then the providers the workspace has credentials for", async () => {
+		const workspace = await workspaceWithAssistant(platform, standIn.baseUrl);
+		await setProviderCredential(platform.operator(), { workspaceId: workspace.workspaceId, provider: "mistral", apiKey: "mistral-key", baseUrl: standIn.baseUrl });
+		// Created, never deployed: nothing to run.
+		await createAssistant(platform.operator(), { workspaceId: workspace.workspaceId, slug: "draft-only", name: "Draft" });
+		const client = openAiClient(platform, workspace.apiKey);
+		const models: OpenAI.Model[] = [];
+		for await (const model of client.models.list()) models.push(model);
+		expect(models.map((model) => model.id)).toEqual(["support-bot", "support-bot@production", "support-bot@staging", "mistral/", "openai/"]);
+		expect(models[0]).toMatchObject({ object: "model", owned_by: "workspace" });
+		expect(models[0].created).toBeGreaterThan(1_700_000_000);
+		expect(models[3]).toEqual({ id: "mistral/", object: "model", created: 0, owned_by: "mistral" });
+		// Every id listed runs (a prefix with a model name after it).
+		await client.chat.completions.create({ model: "support-bot@staging", messages: [{ role: "user", content: "Hi" }], ...({ variables: { company: "Acme" } } as object) });
+		await client.chat.completions.create({ model: "mistral/mistral-small-latest", messages: [{ role: "user", content: "Hi" }] });
+		expect(standIn.requests.map((request) => request.body.model)).toEqual(["model-two", "mistral-small-latest"]);
+	});
+
+	it("lists nothing of another workspace, and needs the runtime scope", async () => {
+		await workspaceWithAssistant(platform, standIn.baseUrl);
+		const stranger = await platform.createWorkspace();
+		const page = await openAiClient(platform, stranger.apiKey).models.list();
+		expect(page.data).toEqual([]);
+		const knowledgeOnly = await stranger.createKey(["knowledge:read"]);
+		const refused = await thrown(openAiClient(platform, knowledgeOnly.key).models.list());
+		expect(refused).toBeInstanceOf(OpenAI.PermissionDeniedError);
+		expect(refused).toMatchObject({ code: "FORBIDDEN" });
 	});
 });
