@@ -3,7 +3,9 @@ import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { DatabaseNotifications } from "./db/notifications";
+import { TOOL_DEFAULTS } from "../contract/inputs/assistant-tools";
 import { Egress, type EgressSettings } from "./egress/egress";
+import { ToolListCache } from "./tools/tool-list-cache";
 import type { HttpLimits } from "./http/http-server";
 import type { OAuthOptions } from "./oauth/oauth-options";
 import { openDatabase } from "./db/orm";
@@ -190,6 +192,7 @@ export async function createPlatformServices(
 			jobs,
 			secrets,
 			egress,
+			toolLists: new ToolListCache(TOOL_DEFAULTS.mcpToolListTtlMs),
 			passwords: new PasswordHashing({ ...DEFAULT_PASSWORD_HASHING_LIMITS, ...options.passwordHashing }),
 			storage,
 			selfServedUploads: localStorage ? { store: localStorage, signer } : null,

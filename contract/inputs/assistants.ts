@@ -1,4 +1,5 @@
 import { PROVIDER_NAMES, ZGenerationConfig } from "../schemas/runtime";
+import { MAX_TOOL_STEPS, TOOL_DEFAULTS, ZAssistantTools } from "./assistant-tools";
 import { z } from "../zod";
 import { assistantSlug, environmentSlug, SLUG_ISSUE, SLUG_PATTERN, workspaceId } from "./common";
 
@@ -38,7 +39,15 @@ export const ZAssistantConfig = z
 			.array(ZPromptVariable)
 			.max(100)
 			.refine((variables) => new Set(variables.map((variable) => variable.name)).size === variables.length, "Variable names must be unique"),
-		generation: ZGenerationConfig,
+		generation: ZGenerationConfig.extend({
+			maxToolSteps: z
+				.number()
+				.int()
+				.min(1)
+				.max(MAX_TOOL_STEPS)
+				.optional()
+				.describe(`Model calls that may ask for tools before the answer ends with finishReason tool_calls (default ${TOOL_DEFAULTS.maxToolSteps})`),
+		}).strict(),
 		knowledge: z
 			.array(
 				z
@@ -51,6 +60,8 @@ export const ZAssistantConfig = z
 					.strict(),
 			)
 			.max(20),
+		/** Absent in versions made before tools existed: no tools. */
+		tools: ZAssistantTools.optional(),
 	})
 	.strict();
 
@@ -109,7 +120,7 @@ export const ZRestoreAssistantInput = z.object({ workspaceId, slug: assistantSlu
 export const ZAssistantConfigPatch = ZAssistantConfig.partial()
 	.strict()
 	.describe(
-		"Fields of the draft to replace (whole values): provider ('openai' | 'mistral' | 'openai-compatible'), model, systemPrompt, variables [{name, type, required, default?, description?}], generation {temperature?, maxOutputTokens?, responseFormat?, timeoutMs?, maxRetries?}, knowledge [{sourceId, topK 1-50, minScore? 0-1: chunks scoring below it are left out of the prompt; default 0.25, 0 turns the floor off}]",
+		"Fields of the draft to replace (whole values): provider ('openai' | 'mistral' | 'openai-compatible'), model, systemPrompt, variables [{name, type, required, default?, description?}], generation {temperature?, maxOutputTokens?, responseFormat?, timeoutMs?, maxRetries?, maxToolSteps? 1-20}, knowledge [{sourceId, topK 1-50, minScore? 0-1: chunks scoring below it are left out of the prompt; default 0.25, 0 turns the floor off}], tools [knowledge_search | http | mcp tools, see the tools field]",
 	);
 
 export const ZUpdateAssistantDraftInput = z.object({ workspaceId, slug: assistantSlug, patch: ZAssistantConfigPatch }).strict();

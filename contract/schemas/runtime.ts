@@ -59,12 +59,27 @@ export const ZServedAssistant = z
 	});
 export type TServedAssistant = z.infer<typeof ZServedAssistant>;
 
+export const ZToolCallOutcome = z
+	.object({
+		id: z.string().openapi({ description: "The call's id, as the model named it." }),
+		name: z.string().openapi({ description: "The tool called (an MCP server's tools as `<name>_<tool>`)." }),
+		arguments: z.unknown().openapi({ description: "The arguments the model wrote: a JSON object, or its text when it was not one; workspace secrets redacted." }),
+		ok: z.boolean().openapi({ description: "Whether the tool answered; a failure went back to the model as an error result." }),
+		error: z.string().optional().openapi({ description: "Why it failed (invalid arguments, a timeout, an HTTP error, an address refused by the egress policy)." }),
+		latencyMs: z.number().int().openapi({ description: "How long the call took." }),
+	})
+	.openapi("ToolCallOutcome", { description: "A tool call the server ran for the model." });
+
 export const ZGenerationResult = z
 	.object({
 		message: ZAssistantMessage,
 		finishReason: ZFinishReason,
-		usage: ZUsage,
+		usage: ZUsage.openapi({ description: "Tokens of every model call of the generation, summed (a tool loop makes several)." }),
 		traceId: ZTraceId,
+		toolCalls: z
+			.array(ZToolCallOutcome)
+			.optional()
+			.openapi({ description: "With an assistant's tools: every tool call run on the server, in order. `finishReason: tool_calls` means the step budget (`maxToolSteps`) was spent." }),
 	})
 	.openapi("GenerationResult", {
 		example: {
@@ -170,6 +185,22 @@ export const ZStreamDone = z
 	})
 	.openapi("StreamDone", { description: "Data of the `done` event: how the generation finished, its trace and, on a deployed assistant's stream, the version that answered (`assistant`)." });
 
+export const ZStreamToolCall = z
+	.object({
+		id: z.string(),
+		name: z.string(),
+		arguments: z.unknown().openapi({ description: "The arguments the model wrote: a JSON object, or its text when it was not one." }),
+	})
+	.openapi("StreamToolCall", { description: "Data of a `tool_call` event: a call the model made, about to run on the server." });
+export const ZStreamToolResult = z
+	.object({
+		id: z.string(),
+		name: z.string(),
+		ok: z.boolean(),
+		error: z.string().optional().openapi({ description: "Why the call failed; the model got it as the call's result." }),
+	})
+	.openapi("StreamToolResult", { description: "Data of a `tool_result` event: how a call ended (its result goes to the model, not the stream)." });
+
 /** One frame of the stream: `event: <name>` and `data: <JSON>`, the data's schema named by the event. */
 function streamEvent<TData extends z.ZodTypeAny>(name: string, component: string, data: TData, description: string) {
 	return z.object({ event: z.literal(name), data }).openapi(component, { description });
@@ -178,6 +209,7 @@ function streamEvent<TData extends z.ZodTypeAny>(name: string, component: string
 export const SSE_DESCRIPTION = [
 	"Server-Sent Events. Each frame is `event: <name>` and `data: <json>`; this schema describes one frame, as `{event, data}` (the data line holds `data` as JSON).",
 	"Sequence: zero or more `delta` (StreamDelta), then `usage` (Usage), then `done` (StreamDone);",
+	"with an assistant's tools, `tool_call` (StreamToolCall) and `tool_result` (StreamToolResult) events come between deltas, one pair per call the server runs, and `usage` sums every model call;",
 	"or a terminal `error` (StreamError) after which the stream ends.",
 	"Comment lines (`: keep-alive`) are sent during long silences. Clients ignore unknown event names and unknown fields.",
 	"The response headers name the trace (`X-Trace-Id`) and, for a deployed assistant, the version and environment that answered (`X-Assistant-Version`, `X-Assistant-Environment`); `done` repeats them.",
@@ -188,6 +220,8 @@ export const SSE_DESCRIPTION = [
 export const ZSseStream = z
 	.discriminatedUnion("event", [
 		streamEvent("delta", "DeltaEvent", ZStreamDelta, "A chunk of generated text."),
+		streamEvent("tool_call", "ToolCallEvent", ZStreamToolCall, "A call the model made to one of the assistant's tools, run on the server."),
+		streamEvent("tool_result", "ToolResultEvent", ZStreamToolResult, "How that call ended."),
 		streamEvent("usage", "UsageEvent", ZUsage, "Final token accounting, after the last delta."),
 		streamEvent("done", "DoneEvent", ZStreamDone, "The generation finished; the stream ends."),
 		streamEvent("error", "ErrorEvent", ZStreamError, "A provider failure after the stream opened; the stream ends."),

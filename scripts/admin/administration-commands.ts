@@ -152,4 +152,28 @@ export const ADMINISTRATION_COMMANDS: CommandSpec[] = [
 		tool: "delete_provider_credential",
 		flags: [workspaceFlag, providerFlag],
 	},
+	{
+		path: "secret list",
+		summary: "A workspace's secrets for assistant tools, by name (never a value)",
+		tool: "list_secrets",
+		flags: [workspaceFlag],
+		table: { list: "secrets", columns: ["name", "updatedAt"], empty: "No secrets." },
+	},
+	{
+		path: "secret set",
+		summary: "Store or replace a secret for assistant tools' headers ({{secret:NAME}}), encrypted",
+		details: "The value is never printed, never sent to a model and never traced.",
+		tool: "set_secret",
+		flags: [
+			workspaceFlag,
+			flag("name", "string", "The secret's name", { placeholder: "NAME", required: true }),
+			flag("value", "string", "The secret value ('-' reads it from standard input)", { placeholder: "VALUE", required: true, readsStdin: true }),
+		],
+	},
+	{
+		path: "secret delete",
+		summary: "Delete a secret; tools referencing it get an error result from their next call",
+		tool: "delete_secret",
+		flags: [workspaceFlag, flag("name", "string", "The secret's name", { placeholder: "NAME", required: true })],
+	},
 ];

@@ -25,6 +25,7 @@ export const GROUPS: Readonly<Record<string, string>> = {
 	user: "Users (create one as a member of an organization)",
 	"api-key": "API keys of a workspace for the runtime and knowledge APIs",
 	"provider-credential": "Model-provider credentials of a workspace",
+	secret: "Workspace secrets for assistant tools' headers",
 	assistant: "Assistants, their drafts, versions and deployments; run one",
 	"assistant draft": "An assistant's editable configuration",
 	"assistant version": "An assistant's frozen versions",

@@ -1,9 +1,8 @@
 import { Readable } from "node:stream";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TStreamError } from "../../contract/schemas/runtime";
-import type { GenerationCaller } from "../modules/runtime/run-generation";
+import type { GenerationCaller, GenerationStreamEvent } from "../modules/runtime/run-generation";
 import { ProviderError } from "../providers/provider-error";
-import type { ProviderStreamEvent } from "../providers/types";
 import { AppError } from "../shared/app-error";
 
 /** Proxies (nginx's default proxy_read_timeout is 60 s) drop silent connections; a comment keeps them open. */
@@ -23,7 +22,7 @@ export type DoneFields = Record<string, unknown>;
  */
 export interface SseEncoder {
 	/** The text for one event; "" sends nothing for it (yet). */
-	event(event: ProviderStreamEvent): string;
+	event(event: GenerationStreamEvent): string;
 	/** The terminal frame for a failure after the stream opened. */
 	error(error: unknown): string;
 	/** Written after the last event of a stream that ended normally. */
@@ -38,10 +37,23 @@ export function platformEncoder(done: DoneFields | undefined): SseEncoder {
 	};
 }
 
-function frameOf(event: ProviderStreamEvent, done: DoneFields | undefined): string {
+/** The arguments as the model wrote them: a JSON value, or the text itself when it is not JSON. */
+function parseToolArguments(text: string): unknown {
+	try {
+		return JSON.parse(text);
+	} catch {
+		return text;
+	}
+}
+
+function frameOf(event: GenerationStreamEvent, done: DoneFields | undefined): string {
 	switch (event.type) {
 		case "delta":
 			return formatSseFrame("delta", { content: event.content });
+		case "tool_call":
+			return formatSseFrame("tool_call", { id: event.id, name: event.name, arguments: parseToolArguments(event.arguments) });
+		case "tool_result":
+			return formatSseFrame("tool_result", event.error === undefined ? { id: event.id, name: event.name, ok: event.ok } : { id: event.id, name: event.name, ok: event.ok, error: event.error });
 		case "usage":
 			return formatSseFrame("usage", { inputTokens: event.inputTokens, outputTokens: event.outputTokens, totalTokens: event.totalTokens });
 		case "finish":
@@ -59,8 +71,8 @@ const KEEP_ALIVE = Symbol("keep-alive");
 
 /** Yields SSE text: every event as soon as it arrives, a `: keep-alive` comment after each silent interval, a terminal `error` frame on failure. */
 async function* encodeEvents(
-	first: ProviderStreamEvent,
-	rest: AsyncIterator<ProviderStreamEvent>,
+	first: GenerationStreamEvent,
+	rest: AsyncIterator<GenerationStreamEvent>,
 	keepAliveMs: number,
 	onError: (error: unknown) => void,
 	encoder: SseEncoder,
@@ -69,7 +81,7 @@ async function* encodeEvents(
 	if (opening) yield opening;
 	for (;;) {
 		const next = rest.next();
-		let result: IteratorResult<ProviderStreamEvent> | typeof KEEP_ALIVE;
+		let result: IteratorResult<GenerationStreamEvent> | typeof KEEP_ALIVE;
 		do {
 			let timer: NodeJS.Timeout | undefined;
 			const silence = new Promise<typeof KEEP_ALIVE>((resolve) => {
@@ -122,11 +134,11 @@ export function clientPresence(response: ServerResponse, started?: () => void): 
 export async function openSseStream(
 	request: IncomingMessage,
 	response: ServerResponse,
-	events: AsyncGenerator<ProviderStreamEvent, void, undefined>,
+	events: AsyncGenerator<GenerationStreamEvent, void, undefined>,
 	options: { keepAliveMs?: number; onError?: (error: unknown) => void; done?: DoneFields; encoder?: SseEncoder } = {},
 ): Promise<Readable> {
 	const first = await events.next();
-	const firstEvent: ProviderStreamEvent = first.done ? { type: "finish", finishReason: "stop" } : first.value;
+	const firstEvent: GenerationStreamEvent = first.done ? { type: "finish", finishReason: "stop" } : first.value;
 	response.setHeader("Content-Type", "text/event-stream");
 	response.setHeader("Cache-Control", "no-cache");
 	// nginx buffers proxied responses unless told not to; deltas must reach the client one by one.

@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Orm } from "../db/orm";
 import type { DatabaseNotifications } from "../db/notifications";
 import type { Egress } from "../egress/egress";
+import type { ToolListCache } from "../tools/tool-list-cache";
 import type { JobQueue } from "../jobs/job-queue";
 import type { KnowledgeSearchCaches } from "../knowledge/search/search-caches";
 import type { VectorIndexes } from "../knowledge/index/vector-indexes";
@@ -52,6 +53,8 @@ export interface PlatformServices {
 	readonly secrets: SecretBox;
 	/** The one way out for calls a tenant can aim (provider base URLs, tools): checked by the egress policy. */
 	readonly egress: Egress;
+	/** Remote MCP servers' tool lists for assistants' mcp tools, cached with a lifetime (server/tools). */
+	readonly toolLists: ToolListCache;
 	/** Every password hashed or checked in this process, a few at a time (server/shared/crypto.ts). */
 	readonly passwords: PasswordHashing;
 	readonly storage: ObjectStorage;

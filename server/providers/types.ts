@@ -6,9 +6,28 @@ import type { ProviderName } from "../db/entities";
  * this normalised request and yield these normalised events, so retries, timeouts, SSE and
  * tracing are written once, above the adapters.
  */
-export interface ChatMessage {
-	role: "system" | "user" | "assistant";
-	content: string;
+export type ChatMessage =
+	| { role: "system" | "user"; content: string }
+	/** `toolCalls`: the calls the model asked for in this turn (the results follow as `tool` messages). */
+	| { role: "assistant"; content: string; toolCalls?: ToolCall[] }
+	/** A tool's result, answering the call `toolCallId`: untrusted text, never part of the system prompt. */
+	| { role: "tool"; toolCallId: string; name: string; content: string };
+
+/** A function the model may call: `parameters` is the JSON Schema of its arguments object. */
+export interface ToolDefinition {
+	name: string;
+	description: string;
+	parameters: Record<string, unknown>;
+}
+
+/** Whether the model may (`auto`), must (`required`, or one named tool) or must not (`none`) call tools. */
+export type ToolChoice = "auto" | "none" | "required" | { name: string };
+
+/** A call the model made: `arguments` is the JSON text it wrote, unparsed (it may be invalid). */
+export interface ToolCall {
+	id: string;
+	name: string;
+	arguments: string;
 }
 
 export interface GenerationRequest {
@@ -17,6 +36,9 @@ export interface GenerationRequest {
 	temperature?: number;
 	maxOutputTokens?: number;
 	responseFormat?: "text" | "json";
+	/** Offered to the model; absent or empty: no tools. */
+	tools?: ToolDefinition[];
+	toolChoice?: ToolChoice;
 	/** With responseFormat `json`: the JSON Schema the answer must follow, where the provider constrains output to one. */
 	jsonSchema?: JsonSchemaFormat;
 	/** Sequences where generation stops (at most 4). */
@@ -46,11 +68,18 @@ export interface GenerationOutput {
 	content: string;
 	finishReason: FinishReason;
 	usage: TokenUsage;
+	/** The calls the model asked for, in its order; empty when it answered in text only. */
+	toolCalls: ToolCall[];
 }
 
-/** A stream is zero or more deltas, then exactly one usage, then exactly one finish. */
+/**
+ * A stream is zero or more deltas, then the tool calls the model asked for (each once complete:
+ * the providers' per-index fragments are assembled by the adapter), then exactly one usage, then
+ * exactly one finish.
+ */
 export type ProviderStreamEvent =
 	| { type: "delta"; content: string }
+	| ({ type: "tool_call" } & ToolCall)
 	| ({ type: "usage" } & TokenUsage)
 	| { type: "finish"; finishReason: FinishReason };
 

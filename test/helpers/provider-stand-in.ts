@@ -15,6 +15,13 @@ export type ScriptedAnswer =
 	| {
 			kind: "completion";
 			content?: string | string[];
+			/**
+			 * Calls the model asks for (finish_reason then defaults to `tool_calls`). Sent as each real
+			 * API does: OpenAI streams each call's id and name first, then its arguments in pieces, keyed
+			 * by `index`; Mistral sends each call whole in one chunk; both put them in `message.tool_calls`
+			 * when not streaming. `arguments` as an object is sent as its JSON text.
+			 */
+			toolCalls?: { id?: string; name: string; arguments: string | Record<string, unknown> }[];
 			finishReason?: string;
 			usage?: { prompt_tokens: number; completion_tokens: number };
 			/** Before the status line. */
@@ -165,10 +172,21 @@ async function answerWith(dialect: Dialect, answer: ScriptedAnswer, recorded: Re
 			if (answer.holdUntil) await answer.holdUntil;
 			if (answer.delayMs) await sleep(answer.delayMs);
 			if (response.destroyed) return;
-			const pieces = Array.isArray(answer.content) ? answer.content : [answer.content ?? "Hello from the stand-in"];
-			const usage = answer.usage ?? { prompt_tokens: 11, completion_tokens: pieces.length };
+			const toolCalls = (answer.toolCalls ?? []).map((call, index) => ({
+				id: call.id ?? toolCallId(dialect, index),
+				name: call.name,
+				arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
+			}));
+			const pieces = Array.isArray(answer.content) ? answer.content : answer.content !== undefined ? [answer.content] : toolCalls.length > 0 ? [] : ["Hello from the stand-in"];
+			const usage = answer.usage ?? { prompt_tokens: 11, completion_tokens: pieces.length + toolCalls.length };
 			const wireUsage = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
-			const finishReason = answer.finishReason ?? "stop";
+			const finishReason = answer.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop");
+			const wireToolCalls = toolCalls.map((call, index) => ({
+				id: call.id,
+				type: "function",
+				function: { name: call.name, arguments: call.arguments },
+				...(dialect === "mistral" ? { index } : {}),
+			}));
 			if (recorded.body.stream !== true) {
 				response.writeHead(200, { "content-type": "application/json" });
 				response.end(
@@ -177,7 +195,19 @@ async function answerWith(dialect: Dialect, answer: ScriptedAnswer, recorded: Re
 						object: "chat.completion",
 						created,
 						model,
-						choices: [{ index: 0, message: { role: "assistant", content: pieces.join("") }, finish_reason: finishReason, logprobs: null }],
+						choices: [
+							{
+								index: 0,
+								message: {
+									role: "assistant",
+									// OpenAI sends null content beside tool calls; Mistral an empty string.
+									content: toolCalls.length > 0 && pieces.length === 0 ? (dialect === "mistral" ? "" : null) : pieces.join(""),
+									...(toolCalls.length > 0 ? { tool_calls: wireToolCalls } : {}),
+								},
+								finish_reason: finishReason,
+								logprobs: null,
+							},
+						],
 						usage: wireUsage,
 					}),
 				);
@@ -205,6 +235,21 @@ async function answerWith(dialect: Dialect, answer: ScriptedAnswer, recorded: Re
 				if (response.destroyed) return;
 				send(chunk(index === 0 ? { role: "assistant", content: piece } : { content: piece }, null));
 			}
+			if (toolCalls.length > 0) {
+				if (dialect === "mistral") {
+					send(chunk({ ...(pieces.length === 0 ? { role: "assistant" } : {}), content: "", tool_calls: wireToolCalls }, null));
+				} else {
+					for (const [index, call] of toolCalls.entries()) {
+						const first = { index, id: call.id, type: "function", function: { name: call.name, arguments: "" } };
+						send(chunk({ ...(pieces.length === 0 && index === 0 ? { role: "assistant", content: null } : {}), tool_calls: [first] }, null));
+						for (const part of argumentPieces(call.arguments)) {
+							if (answer.chunkDelayMs) await sleep(answer.chunkDelayMs);
+							if (response.destroyed) return;
+							send(chunk({ tool_calls: [{ index, function: { arguments: part } }] }, null));
+						}
+					}
+				}
+			}
 			if (dialect === "mistral") {
 				// Mistral sends usage unasked, on the chunk that carries finish_reason.
 				send(chunk({ content: "" }, finishReason, { usage: wireUsage }));
@@ -217,6 +262,19 @@ async function answerWith(dialect: Dialect, answer: ScriptedAnswer, recorded: Re
 			return;
 		}
 	}
+}
+
+/** Ids shaped like each API's: OpenAI `call_` and 24 characters, Mistral 9 alphanumerics. */
+function toolCallId(dialect: Dialect, index: number): string {
+	const random = Math.random().toString(36).slice(2, 10);
+	return dialect === "mistral" ? `${random}${index}`.slice(0, 9).padEnd(9, "0") : `call_${random}${index}`;
+}
+
+/** Argument text in the small pieces OpenAI streams it in. */
+function argumentPieces(text: string): string[] {
+	const pieces: string[] = [];
+	for (let start = 0; start < text.length; start += 7) pieces.push(text.slice(start, start + 7));
+	return pieces;
 }
 
 /** A port nothing listens on: connecting to it is refused. */

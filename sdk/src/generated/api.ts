@@ -85,6 +85,9 @@ export const FinishReason = {
   error: 'error',
 } as const;
 
+/**
+ * Tokens of every model call of the generation, summed (a tool loop makes several).
+ */
 export interface Usage {
   /** @minimum 0 */
   inputTokens: number;
@@ -94,12 +97,32 @@ export interface Usage {
   totalTokens: number;
 }
 
+/**
+ * A tool call the server ran for the model.
+ */
+export interface ToolCallOutcome {
+  /** The call's id, as the model named it. */
+  id: string;
+  /** The tool called (an MCP server's tools as `<name>_<tool>`). */
+  name: string;
+  /** The arguments the model wrote: a JSON object, or its text when it was not one; workspace secrets redacted. */
+  arguments?: unknown;
+  /** Whether the tool answered; a failure went back to the model as an error result. */
+  ok: boolean;
+  /** Why it failed (invalid arguments, a timeout, an HTTP error, an address refused by the egress policy). */
+  error?: string;
+  /** How long the call took. */
+  latencyMs: number;
+}
+
 export interface GenerationResult {
   message: AssistantMessage;
   finishReason: FinishReason;
   usage: Usage;
   /** The trace recording this generation (`trace_...`); the same id as the `X-Trace-Id` header. Read it with the MCP tool `get_trace` or in the dashboard's traces. */
   traceId: string;
+  /** With an assistant's tools: every tool call run on the server, in order. `finishReason: tool_calls` means the step budget (`maxToolSteps`) was spent. */
+  toolCalls?: ToolCallOutcome[];
 }
 
 /**
@@ -211,6 +234,59 @@ export interface DeltaEvent {
   data: StreamDelta;
 }
 
+/**
+ * Data of a `tool_call` event: a call the model made, about to run on the server.
+ */
+export interface StreamToolCall {
+  id: string;
+  name: string;
+  /** The arguments the model wrote: a JSON object, or its text when it was not one. */
+  arguments?: unknown;
+}
+
+export type ToolCallEventEvent = typeof ToolCallEventEvent[keyof typeof ToolCallEventEvent];
+
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const ToolCallEventEvent = {
+  tool_call: 'tool_call',
+} as const;
+
+/**
+ * A call the model made to one of the assistant's tools, run on the server.
+ */
+export interface ToolCallEvent {
+  event: ToolCallEventEvent;
+  data: StreamToolCall;
+}
+
+/**
+ * Data of a `tool_result` event: how a call ended (its result goes to the model, not the stream).
+ */
+export interface StreamToolResult {
+  id: string;
+  name: string;
+  ok: boolean;
+  /** Why the call failed; the model got it as the call's result. */
+  error?: string;
+}
+
+export type ToolResultEventEvent = typeof ToolResultEventEvent[keyof typeof ToolResultEventEvent];
+
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const ToolResultEventEvent = {
+  tool_result: 'tool_result',
+} as const;
+
+/**
+ * How that call ended.
+ */
+export interface ToolResultEvent {
+  event: ToolResultEventEvent;
+  data: StreamToolResult;
+}
+
 export type UsageEventEvent = typeof UsageEventEvent[keyof typeof UsageEventEvent];
 
 
@@ -299,7 +375,7 @@ export interface ErrorEvent {
 }
 
 /**
- * Server-Sent Events. Each frame is `event: <name>` and `data: <json>`; this schema describes one frame, as `{event, data}` (the data line holds `data` as JSON). Sequence: zero or more `delta` (StreamDelta), then `usage` (Usage), then `done` (StreamDone); or a terminal `error` (StreamError) after which the stream ends. Comment lines (`: keep-alive`) are sent during long silences. Clients ignore unknown event names and unknown fields. The response headers name the trace (`X-Trace-Id`) and, for a deployed assistant, the version and environment that answered (`X-Assistant-Version`, `X-Assistant-Environment`); `done` repeats them. Abort the request to cancel the generation; the upstream provider request is cancelled at once. Example:
+ * Server-Sent Events. Each frame is `event: <name>` and `data: <json>`; this schema describes one frame, as `{event, data}` (the data line holds `data` as JSON). Sequence: zero or more `delta` (StreamDelta), then `usage` (Usage), then `done` (StreamDone); with an assistant's tools, `tool_call` (StreamToolCall) and `tool_result` (StreamToolResult) events come between deltas, one pair per call the server runs, and `usage` sums every model call; or a terminal `error` (StreamError) after which the stream ends. Comment lines (`: keep-alive`) are sent during long silences. Clients ignore unknown event names and unknown fields. The response headers name the trace (`X-Trace-Id`) and, for a deployed assistant, the version and environment that answered (`X-Assistant-Version`, `X-Assistant-Environment`); `done` repeats them. Abort the request to cancel the generation; the upstream provider request is cancelled at once. Example:
 
 ```
 event: delta
@@ -315,7 +391,7 @@ event: done
 data: {"finishReason":"stop","traceId":"trace_01JD3Q8Z5V6W7X8Y9Z0A1B2C3D"}
 ```
  */
-export type EventStream = DeltaEvent | UsageEvent | DoneEvent | ErrorEvent;
+export type EventStream = DeltaEvent | ToolCallEvent | ToolResultEvent | UsageEvent | DoneEvent | ErrorEvent;
 
 export type AssistantGenerationResultAllOf = {
   assistant: ServedAssistant;

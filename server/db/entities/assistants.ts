@@ -1,4 +1,5 @@
 import { EntitySchema, OptionalProps } from "@mikro-orm/core";
+import type { AssistantTool } from "../../../contract/inputs/assistant-tools";
 import { createdAtColumn, idColumn, json, nullableText, reference, text, timestamp, updatedAtColumn } from "./base";
 import { type ProviderName, UserSchema, WorkspaceSchema } from "./tenancy";
 
@@ -29,8 +30,12 @@ export interface AssistantConfig {
 		responseFormat?: "text" | "json";
 		timeoutMs?: number;
 		maxRetries?: number;
+		/** Model calls that may ask for tools (default 5, at most 20). */
+		maxToolSteps?: number;
 	};
 	knowledge: AttachedKnowledge[];
+	/** Absent in versions made before tools existed. */
+	tools?: AssistantTool[];
 }
 
 export interface Assistant {

@@ -5,7 +5,7 @@ import { OAuthConnectionSchema, OAuthRecordSchema, OAuthRegistrationWindowSchema
 import { AuditEventSchema, IdempotencyRecordSchema, TraceSchema } from "./observability";
 import { RateLimitWindowSchema, WorkspaceMonthlySpendSchema } from "./quotas";
 import { InvitationSchema, UserSessionSchema } from "./sessions";
-import { ApiKeySchema, MembershipSchema, OrganizationSchema, ProviderCredentialSchema, UserSchema, WorkspaceSchema } from "./tenancy";
+import { ApiKeySchema, MembershipSchema, OrganizationSchema, ProviderCredentialSchema, UserSchema, WorkspaceSchema, WorkspaceSecretSchema } from "./tenancy";
 
 export * from "./assistants";
 export * from "./evaluations";
@@ -23,6 +23,7 @@ export const ENTITY_SCHEMAS = [
 	WorkspaceSchema,
 	ApiKeySchema,
 	ProviderCredentialSchema,
+	WorkspaceSecretSchema,
 	AssistantSchema,
 	AssistantDraftSchema,
 	AssistantVersionSchema,

@@ -24,6 +24,8 @@ export interface Trace {
 	/** Null when the workspace switched content storage off. */
 	input: unknown;
 	output: string | null;
+	/** With tools: each model call (tokens, cost) and tool call (name, arguments with secrets redacted, outcome, size, latency); content, like input. */
+	steps: unknown;
 	latencyMs: number;
 	timeToFirstTokenMs: number | null;
 	inputTokens: number;
@@ -53,6 +55,7 @@ export const TraceSchema = new EntitySchema<Trace>({
 		model: text(),
 		input: json({ nullable: true }),
 		output: nullableText(),
+		steps: json({ nullable: true }),
 		latencyMs: { type: "integer" },
 		timeToFirstTokenMs: { type: "integer", nullable: true },
 		inputTokens: { type: "integer", default: 0 },

@@ -167,3 +167,28 @@ export const ProviderCredentialSchema = new EntitySchema<ProviderCredential>({
 	},
 	uniques: [{ properties: ["workspace", "provider"] }],
 });
+
+/** A value an assistant's tools send (an API key in an http or mcp tool's header), referenced by name. */
+export interface WorkspaceSecret {
+	[OptionalProps]?: "createdAt" | "updatedAt";
+	id: string;
+	workspace: string;
+	name: string;
+	/** AES-256-GCM under SECRET_KEY, as provider keys. */
+	encryptedValue: string;
+	createdAt: Date;
+	updatedAt: Date;
+}
+export const WorkspaceSecretSchema = new EntitySchema<WorkspaceSecret>({
+	name: "WorkspaceSecret",
+	tableName: "workspace_secrets",
+	properties: {
+		id: idColumn,
+		workspace: reference(() => WorkspaceSchema),
+		name: text(),
+		encryptedValue: text(),
+		createdAt: createdAtColumn,
+		updatedAt: updatedAtColumn,
+	},
+	uniques: [{ properties: ["workspace", "name"] }],
+});

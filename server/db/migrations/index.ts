@@ -11,6 +11,7 @@ import { Migration20261126132921 } from "./migration-20261126132921";
 import { Migration20261126134320 } from "./migration-20261126134320";
 import { Migration20261126144321 } from "./migration-20261126144321";
 import { Migration20261126150302 } from "./migration-20261126150302";
+import { Migration20261126171228 } from "./migration-20261126171228";
 
 export const MIGRATIONS = [
 	{ name: "migration-20261123030100", class: Migration20261123030100 },
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
 	{ name: "migration-20261126134320", class: Migration20261126134320 },
 	{ name: "migration-20261126144321", class: Migration20261126144321 },
 	{ name: "migration-20261126150302", class: Migration20261126150302 },
+	{ name: "migration-20261126171228", class: Migration20261126171228 },
 ];

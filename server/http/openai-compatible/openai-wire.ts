@@ -1,7 +1,8 @@
 import type { TChatCompletion, TOpenAiModelList } from "../../../contract/schemas/openai-compatible";
-import type { TGenerationResult, TServedAssistant } from "../../../contract/schemas/runtime";
+import type { TServedAssistant } from "../../../contract/schemas/runtime";
 import type { RuntimeModel } from "../../modules/runtime/list-runtime-models";
-import type { FinishReason, ProviderStreamEvent, TokenUsage } from "../../providers/types";
+import type { GenerationAnswer, GenerationStreamEvent } from "../../modules/runtime/run-generation";
+import type { FinishReason, TokenUsage, ToolCall } from "../../providers/types";
 import { AppError } from "../../shared/app-error";
 import { formatSseFrame, type SseEncoder } from "../sse";
 import { openAiErrorBody } from "./openai-error";
@@ -22,16 +23,25 @@ export interface CompletionIdentity {
 	id: string;
 	model: string;
 	served?: TServedAssistant;
+	/** The caller offered its own tools: the model's calls go back to it (an assistant's own tools run here and stay unseen). */
+	clientTools: boolean;
 }
 
+const wireToolCall = (call: ToolCall) => ({ id: call.id, type: "function" as const, function: { name: call.name, arguments: call.arguments } });
+
 /** Our generation result as OpenAI's `chat.completion`; the id is the trace's. */
-export function presentChatCompletion(identity: CompletionIdentity, result: TGenerationResult): TChatCompletion {
+export function presentChatCompletion(identity: CompletionIdentity, result: GenerationAnswer): TChatCompletion {
+	const toolCalls = result.clientToolCalls ?? [];
+	const message =
+		toolCalls.length > 0
+			? { role: "assistant" as const, content: result.message.content || null, refusal: null, tool_calls: toolCalls.map(wireToolCall) }
+			: { role: "assistant" as const, content: result.message.content, refusal: null };
 	return {
 		id: identity.id,
 		object: "chat.completion",
 		created: unixSeconds(),
 		model: identity.model,
-		choices: [{ index: 0, message: { role: "assistant", content: result.message.content, refusal: null }, finish_reason: openAiFinishReason(result.finishReason), logprobs: null }],
+		choices: [{ index: 0, message, finish_reason: openAiFinishReason(result.finishReason), logprobs: null }],
 		usage: openAiUsage(result.usage),
 		...(identity.served ? { assistant: identity.served } : {}),
 	};
@@ -53,14 +63,21 @@ export function chunkEncoder(identity: CompletionIdentity, includeUsage: boolean
 	const head = (extra: Record<string, unknown>) => ({ id: identity.id, object: "chat.completion.chunk", created, model: identity.model, ...extra, ...(includeUsage ? { usage: null } : {}) });
 	let opened = false;
 	let usage: TokenUsage | undefined;
+	// OpenAI numbers a choice's tool calls by `index`; each call arrives whole here, in one frame.
+	let toolCallIndex = 0;
 	const open = (): string => {
 		if (opened) return "";
 		opened = true;
 		return dataFrame({ ...head({ choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null, logprobs: null }] }), ...(identity.served ? { assistant: identity.served } : {}) });
 	};
 	return {
-		event(event: ProviderStreamEvent): string {
+		event(event: GenerationStreamEvent): string {
 			switch (event.type) {
+				case "tool_call":
+					if (!identity.clientTools) return open();
+					return open() + dataFrame(head({ choices: [{ index: 0, delta: { tool_calls: [{ index: toolCallIndex++, ...wireToolCall(event) }] }, finish_reason: null, logprobs: null }] }));
+				case "tool_result":
+					return open();
 				case "delta":
 					return open() + dataFrame(head({ choices: [{ index: 0, delta: { content: event.content }, finish_reason: null, logprobs: null }] }));
 				case "usage":

@@ -16,7 +16,7 @@ export function openAiCompatibleRoutes(): RouteDefinition[] {
 	return [
 		contractRoute(openAiCompatibleContract.createChatCompletion, async ({ context, request, response, body }) => {
 			const generation = await prepareChatCompletion(context, body);
-			const identity = { id: generation.origin.traceId, model: body.model, served: generation.served };
+			const identity = { id: generation.origin.traceId, model: body.model, served: generation.served, clientTools: generation.options?.tools !== undefined };
 			const caller = callerOf(response, generation.origin.traceId, generation.served);
 			if (!body.stream) return { status: 200 as const, body: presentChatCompletion(identity, await executeGeneration(context, generation, caller)) };
 			const events = streamGeneration(context, generation, caller);

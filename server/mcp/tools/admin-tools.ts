@@ -17,6 +17,10 @@ import { revokeInvitation } from "../../modules/invitations/revoke-invitation";
 import { listMembers } from "../../modules/members/list-members";
 import { removeMember } from "../../modules/members/remove-member";
 import { updateMemberRole } from "../../modules/members/update-member-role";
+import { ZDeleteSecretInput, ZListSecretsInput, ZSetSecretInput } from "../../../contract/inputs/workspace-secrets";
+import { deleteSecret } from "../../modules/workspace-secrets/delete-secret";
+import { listSecrets } from "../../modules/workspace-secrets/list-secrets";
+import { setSecret } from "../../modules/workspace-secrets/set-secret";
 import { deleteProviderCredential } from "../../modules/provider-credentials/delete-provider-credential";
 import { listProviderCredentials } from "../../modules/provider-credentials/list-provider-credentials";
 import { setProviderCredential } from "../../modules/provider-credentials/set-provider-credential";
@@ -161,6 +165,38 @@ export const ADMIN_TOOLS: McpTool[] = [
 		annotations: DESTRUCTIVE,
 		permission: "administration:write",
 		run: (context, input) => deleteProviderCredential(context, input),
+	}),
+	defineTool({
+		name: "list_secrets",
+		title: "List workspace secrets",
+		description: "Lists the workspace's secrets by name (referenced in assistant tools' headers as {{secret:NAME}}); never a value.",
+		inputSchema: ZListSecretsInput.shape,
+		outputSchema: { secrets: z.array(z.object({ name: z.string(), workspaceId: z.string(), updatedAt: timestamp() })) },
+		annotations: READ_ONLY,
+		permission: "administration:read",
+		run: async (context, input) => ({ secrets: await listSecrets(context, input) }),
+	}),
+	defineTool({
+		name: "set_secret",
+		title: "Set a workspace secret",
+		description:
+			"Stores (or replaces) a workspace secret, encrypted, for assistants' http and mcp tools to send in headers as {{secret:NAME}}. Never returned, never sent to the model, never written to traces or logs.",
+		inputSchema: ZSetSecretInput.shape,
+		outputSchema: { name: z.string(), workspaceId: z.string(), updatedAt: timestamp() },
+		annotations: DESTRUCTIVE,
+		permission: "administration:write",
+		secretArguments: ["value"],
+		run: (context, input) => setSecret(context, input),
+	}),
+	defineTool({
+		name: "delete_secret",
+		title: "Delete a workspace secret",
+		description: "Deletes a workspace secret; tools referencing it get an error result from their next call.",
+		inputSchema: ZDeleteSecretInput.shape,
+		outputSchema: { name: z.string(), ...deleted },
+		annotations: DESTRUCTIVE,
+		permission: "administration:write",
+		run: (context, input) => deleteSecret(context, input),
 	}),
 	defineTool({
 		name: "test_provider_credential",

@@ -57,14 +57,20 @@ export const TRACE_TOOLS: McpTool[] = [
 			totalTokens: z.number(),
 			input: jsonObject().nullable().describe("{messages, config} as sent to the provider; null when content is not stored"),
 			output: nullable(z.string()),
+			steps: z
+				.array(jsonObject())
+				.optional()
+				.describe(
+					"With assistant tools: each step in order, {type: 'model', step, inputTokens, outputTokens, costMicroUsd, finishReason, latencyMs, toolCalls} or {type: 'tool', step, id, name, arguments (secrets redacted), ok, error?, size, latencyMs}",
+				),
 			errorMessage: nullable(z.string()),
 		},
 		annotations: READ_ONLY,
 		permission: "traces:read",
 		run: async (context, input) => {
-			const trace = await getTrace(context, input);
+			const { steps, ...trace } = await getTrace(context, input);
 			// Written by the runtime as {messages, config}, or null when the workspace keeps no content.
-			return { ...trace, input: trace.input as Record<string, unknown> | null };
+			return { ...trace, input: trace.input as Record<string, unknown> | null, ...(Array.isArray(steps) ? { steps: steps as Record<string, unknown>[] } : {}) };
 		},
 	}),
 ];

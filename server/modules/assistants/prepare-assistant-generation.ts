@@ -6,6 +6,7 @@ import type { GenerationInput, TracedGenerationInput } from "../runtime/run-gene
 import { DEFAULT_ENVIRONMENT_SLUG } from "../tenancy/create-workspace";
 import { authorizeWorkspace } from "../access/authorize";
 import { renderPromptTemplate, resolveVariables, type VariableValue } from "./render-prompt";
+import { prepareAssistantTools } from "./prepare-assistant-tools";
 import { formatKnowledgeContext, retrieveKnowledge } from "./retrieve-knowledge-context";
 
 /** A deployed assistant's generation, with the version that serves it and its trace id assigned up front: the answer names both. */
@@ -48,6 +49,7 @@ export async function prepareAssistantConversation(
 	const knowledge = config.knowledge ?? [];
 	const query = lastUserMessage(input.conversation);
 	const chunks = knowledge.length === 0 || !query ? [] : await retrieveKnowledge(context, { workspaceId, query, knowledge });
+	const tools = await prepareAssistantTools(context, workspaceId, config);
 	return {
 		origin: { workspaceId, principal: context.principal, assistant: { assistantId: deployment.assistantId, versionId: deployment.versionId, environment }, traceId: newId("trace") },
 		served: deployment.served,
@@ -59,6 +61,7 @@ export async function prepareAssistantConversation(
 			...input.conversation,
 		],
 		config: config.generation,
+		...(tools ? { tools } : {}),
 	};
 }
 

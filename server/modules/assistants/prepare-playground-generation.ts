@@ -9,6 +9,7 @@ import type { UseCaseContext } from "../platform-services";
 import type { GenerationInput, TracedGenerationInput } from "../runtime/run-generation";
 import { findAssistant } from "./find-assistant";
 import { renderPromptTemplate, resolveVariables } from "./render-prompt";
+import { prepareAssistantTools } from "./prepare-assistant-tools";
 import { formatKnowledgeContext, retrieveKnowledge } from "./retrieve-knowledge-context";
 
 /** A playground turn ready to run: its trace id assigned up front (the answer names it), and what it ran on. */
@@ -39,6 +40,7 @@ export async function preparePlaygroundGeneration(context: UseCaseContext, rawIn
 	const values = resolveVariables(config.variables, input.variables);
 	const systemPrompt = renderPromptTemplate(config.systemPrompt, values, config.variables);
 	const chunks = config.knowledge.length === 0 ? [] : await retrieveKnowledge(context, { workspaceId, query: input.input, knowledge: config.knowledge });
+	const tools = await prepareAssistantTools(context, workspaceId, config);
 	return {
 		origin: { workspaceId, principal: context.principal, playground: { assistantId: assistant.id, versionId }, traceId: newId("trace") },
 		ranOn: input.version ?? "draft",
@@ -50,5 +52,6 @@ export async function preparePlaygroundGeneration(context: UseCaseContext, rawIn
 			{ role: "user" as const, content: input.input },
 		],
 		config: config.generation,
+		...(tools ? { tools } : {}),
 	};
 }

@@ -1,7 +1,7 @@
 import type { TOpenAiMessage, TChatCompletionRequest } from "../../../contract/schemas/openai-compatible";
 import { PROVIDER_NAMES, type TGenerationConfig, type TServedAssistant } from "../../../contract/schemas/runtime";
 import type { ProviderName } from "../../db/entities";
-import type { ChatMessage } from "../../providers/types";
+import type { ChatMessage, ToolChoice } from "../../providers/types";
 import { AppError, type FieldIssue } from "../../shared/app-error";
 import { prepareAssistantConversation } from "../assistants/prepare-assistant-generation";
 import type { UseCaseContext } from "../platform-services";
@@ -43,18 +43,44 @@ const textOf = (content: TOpenAiMessage["content"]): string => {
 	return content.map((part) => part.text).join("");
 };
 
-/** OpenAI's messages as ours: `developer` is a system message; parts are joined. Tool messages need tool calling. */
+/**
+ * OpenAI's messages as ours: `developer` is a system message, text parts are joined, an assistant's
+ * `tool_calls` and the `tool` results answering them (client-side tools) keep their ids.
+ */
 function toConversation(messages: TOpenAiMessage[]): ChatMessage[] {
+	const toolNames = new Map<string, string>();
 	const fields: FieldIssue[] = [];
 	const conversation = messages.map((message, index): ChatMessage => {
-		if (message.role === "tool" || message.tool_calls !== undefined) {
-			fields.push({ field: `messages[${index}]`, issue: "Tool calls and tool results are not supported on this server yet" });
+		const content = textOf(message.content);
+		switch (message.role) {
+			case "developer":
+			case "system":
+				return { role: "system", content };
+			case "user":
+				return { role: "user", content };
+			case "assistant": {
+				const toolCalls = (message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments }));
+				for (const call of toolCalls) toolNames.set(call.id, call.name);
+				return toolCalls.length > 0 ? { role: "assistant", content, toolCalls } : { role: "assistant", content };
+			}
+			case "tool": {
+				if (message.tool_call_id === undefined) fields.push({ field: `messages[${index}].tool_call_id`, issue: "Required on a tool message: the id of the call it answers" });
+				const toolCallId = message.tool_call_id ?? "";
+				return { role: "tool", toolCallId, name: toolNames.get(toolCallId) ?? message.name ?? "", content };
+			}
 		}
-		const role = message.role === "developer" ? "system" : message.role === "tool" ? "user" : message.role;
-		return { role, content: textOf(message.content) };
 	});
 	if (fields.length > 0) throw AppError.validation(fields);
 	return conversation;
+}
+
+/** The caller's tools, for the provider to offer the model (client-side: the caller runs them). */
+function toolsOf(request: TChatCompletionRequest): Pick<GenerationOptions, "tools" | "toolChoice"> {
+	if (!request.tools || request.tools.length === 0) return {};
+	const tools = request.tools.map(({ function: tool }) => ({ name: tool.name, description: tool.description ?? "", parameters: tool.parameters ?? { type: "object", properties: {} } }));
+	const choice = request.tool_choice;
+	const toolChoice: ToolChoice | undefined = choice === undefined ? undefined : typeof choice === "string" ? choice : { name: choice.function.name };
+	return toolChoice === undefined ? { tools } : { tools, toolChoice };
 }
 
 /** The request's sampling fields as our generation config; only the ones it sets. */
@@ -77,6 +103,7 @@ function optionsOf(request: TChatCompletionRequest): GenerationOptions | undefin
 	if (request.stop !== undefined && request.stop !== null) options.stop = typeof request.stop === "string" ? [request.stop] : request.stop;
 	if (request.seed !== undefined && request.seed !== null) options.seed = request.seed;
 	if (request.user !== undefined && request.user !== null) options.user = request.user;
+	Object.assign(options, toolsOf(request));
 	return Object.keys(options).length > 0 ? options : undefined;
 }
 
@@ -91,13 +118,8 @@ export async function prepareChatCompletion(context: UseCaseContext, request: TC
 	const conversation = toConversation(request.messages);
 	const config = configOf(request);
 	const options = optionsOf(request);
-	if (request.tools !== undefined && request.tools.length > 0) {
-		throw AppError.validation([
-			{
-				field: "tools",
-				issue: target.kind === "assistant" ? "A deployed assistant's tools come from its version; it takes none from the caller" : "Client-side tools are not supported on this server yet",
-			},
-		]);
+	if (target.kind === "assistant" && request.tools !== undefined && request.tools.length > 0) {
+		throw AppError.validation([{ field: "tools", issue: "A deployed assistant's tools come from its version; it takes none from the caller (client-side tools are for provider/model)" }]);
 	}
 	if (target.kind === "ad-hoc") {
 		const generation = await prepareAdHocGeneration(context, { workspaceId: request.workspaceId, providerName: target.providerName, model: target.model, messages: conversation, config });

@@ -1,12 +1,17 @@
 import { GENERATION_DEFAULTS, type TGenerationConfig, type TGenerationResult } from "../../../contract/schemas/runtime";
 import type { ProviderName } from "../../db/entities";
 import { ProviderError } from "../../providers/provider-error";
-import type { ChatMessage, GenerationRequest, ProviderStreamEvent, TokenUsage } from "../../providers/types";
+import type { ChatMessage, GenerationOutput, GenerationRequest, TokenUsage, ToolCall } from "../../providers/types";
+import { type GenerationStep, type LoopStreamEvent, newLoopState, runToolLoop, streamToolLoop } from "../../tools/run-tool-loop";
+import type { Toolbox, ToolCallRecord } from "../../tools/toolbox";
 import { EMPTY_USAGE } from "../../providers/types";
 import { newId } from "../../shared/ids";
 import type { Principal } from "../../shared/principal";
 import type { UseCaseContext } from "../platform-services";
 import { type CallerPresence, GenerationDeadline } from "./generation-deadline";
+
+/** What a streamed generation yields: the model's deltas, the tool calls and their results (with tools), one usage, one finish. */
+export type GenerationStreamEvent = LoopStreamEvent;
 
 /** Who asked, in which workspace and, for deployed assistants, what was served: carried into the trace. */
 export interface GenerationOrigin {
@@ -34,9 +39,15 @@ export interface GenerationInput {
 	config: TGenerationConfig;
 	/** Provider request fields beyond the config that some callers set (the OpenAI-compatible surface). */
 	options?: GenerationOptions;
+	/** An assistant's tools, run on the server in a loop of at most `maxToolSteps` tool turns. */
+	tools?: { toolbox: Toolbox; maxToolSteps: number };
 }
 
-export type GenerationOptions = Pick<GenerationRequest, "jsonSchema" | "stop" | "seed" | "user">;
+/** `tools` / `toolChoice` here are the caller's own (client-side) tools: offered to the model, its calls returned, never run here. */
+export type GenerationOptions = Pick<GenerationRequest, "jsonSchema" | "stop" | "seed" | "user" | "tools" | "toolChoice">;
+
+/** A generation's answer; with client-side tools, the calls the model asked for (as it wrote them). */
+export type GenerationAnswer = TGenerationResult & { clientToolCalls?: ToolCall[] };
 
 /**
  * The transport's side of a generation: whether its caller is still there, and a call once the
@@ -61,12 +72,15 @@ export interface GenerationOutcome {
 	finishReason: string | null;
 	error: ProviderError | null;
 	attempts: number;
+	/** With tools: each model call and tool call, in order (secrets redacted). */
+	steps?: GenerationStep[];
 }
 
-function toProviderRequest(input: GenerationInput): GenerationRequest {
+function toProviderRequest(input: GenerationInput, messages: ChatMessage[] = input.messages): GenerationRequest {
 	return {
 		model: input.model,
-		messages: input.messages,
+		messages,
+		...(input.tools ? { tools: input.tools.toolbox.definitions, toolChoice: "auto" as const } : {}),
 		temperature: input.config.temperature,
 		maxOutputTokens: input.config.maxOutputTokens,
 		responseFormat: input.config.responseFormat,
@@ -83,7 +97,7 @@ function asProviderError(error: unknown, providerName: string): ProviderError {
  * POST /runtime/execute and the assistant endpoint: one answer, retried on transient failures.
  * Every generation, failed ones too, is traced (off the response path) and its cost counted.
  */
-export async function executeGeneration(context: UseCaseContext, input: GenerationInput, caller?: GenerationCaller): Promise<TGenerationResult> {
+export async function executeGeneration(context: UseCaseContext, input: GenerationInput, caller?: GenerationCaller): Promise<GenerationAnswer> {
 	const { services } = context;
 	const adapter = await services.providers.forWorkspace(() => context.em, input.origin.workspaceId, input.providerName);
 	const traceId = input.origin.traceId ?? newId("trace");
@@ -110,27 +124,48 @@ export async function executeGeneration(context: UseCaseContext, input: Generati
 	// A caller that can be answered is told the server is stopping; other generations are waited for.
 	const stoppable = caller ? deadline : undefined;
 	services.generations.enter(stoppable);
-	try {
-		for (;;) {
+	const loop = newLoopState();
+	// One model call, retried on transient failures within the one deadline.
+	const callModel = async (messages: ChatMessage[]): Promise<GenerationOutput> => {
+		for (let retry = 1; ; retry++) {
 			attempts += 1;
 			try {
-				const output = await adapter.generate(toProviderRequest(input), deadline.signal);
-				report({ output: output.content, usage: output.usage, finishReason: output.finishReason, timeToFirstTokenMs: Date.now() - startedAt });
-				return { message: { role: "assistant", content: output.content }, finishReason: output.finishReason, usage: output.usage, traceId };
+				return await adapter.generate(toProviderRequest(input, messages), deadline.signal);
 			} catch (error) {
 				const failure = deadline.explain(asProviderError(error, input.providerName));
-				const delay = deadline.retryDelay(failure, attempts, maxRetries);
-				if (delay === undefined) {
-					report({ error: failure, finishReason: "error" });
-					throw failure;
-				}
+				const delay = deadline.retryDelay(failure, retry, maxRetries);
+				if (delay === undefined) throw failure;
 				await deadline.sleep(delay);
 			}
 		}
+	};
+	try {
+		const output = input.tools
+			? await runToolLoop({ messages: input.messages, toolbox: input.tools.toolbox, maxToolSteps: input.tools.maxToolSteps, signal: deadline.signal.toAbortSignal(), state: loop }, callModel)
+			: await callModel(input.messages);
+		const steps = input.tools ? loop.steps : undefined;
+		report({ output: output.content, usage: output.usage, finishReason: output.finishReason, timeToFirstTokenMs: Date.now() - startedAt, steps });
+		return {
+			message: { role: "assistant", content: output.content },
+			finishReason: output.finishReason,
+			usage: output.usage,
+			traceId,
+			...(input.tools ? { toolCalls: loop.toolCalls.map(presentToolCall) } : {}),
+			...(input.options?.tools ? { clientToolCalls: output.toolCalls } : {}),
+		};
+	} catch (error) {
+		const failure = deadline.explain(asProviderError(error, input.providerName));
+		report({ error: failure, finishReason: "error", usage: loop.usage, steps: input.tools ? loop.steps : undefined });
+		throw failure;
 	} finally {
 		deadline.dispose();
 		services.generations.leave(stoppable);
 	}
+}
+
+/** A tool call as the caller sees it: no result text (it may be large, and it is the model's input). */
+function presentToolCall(record: ToolCallRecord) {
+	return { id: record.id, name: record.name, arguments: record.arguments, ok: record.ok, ...(record.error ? { error: record.error } : {}), latencyMs: record.latencyMs };
 }
 
 /**
@@ -140,7 +175,7 @@ export async function executeGeneration(context: UseCaseContext, input: Generati
  * after it with a terminal `error` event. Closing the generator (or the caller going away) closes
  * the upstream request at once.
  */
-export async function* streamGeneration(context: UseCaseContext, input: GenerationInput, caller?: GenerationCaller): AsyncGenerator<ProviderStreamEvent, void, undefined> {
+export async function* streamGeneration(context: UseCaseContext, input: GenerationInput, caller?: GenerationCaller): AsyncGenerator<LoopStreamEvent, void, undefined> {
 	const { services } = context;
 	const adapter = await services.providers.forWorkspace(() => context.em, input.origin.workspaceId, input.providerName);
 	const traceId = input.origin.traceId ?? newId("trace");
@@ -158,7 +193,49 @@ export async function* streamGeneration(context: UseCaseContext, input: Generati
 	// A caller that can be answered is told the server is stopping; other generations are waited for.
 	const stoppable = caller ? deadline : undefined;
 	services.generations.enter(stoppable);
+	const loop = newLoopState();
 	try {
+		if (input.tools) {
+			// Each model call of the loop is retried until it has yielded something (then a retry would repeat output).
+			const streamModel = async function* (messages: ChatMessage[]) {
+				let stepEmitted = false;
+				for (let retry = 1; ; retry++) {
+					attempts += 1;
+					try {
+						for await (const event of adapter.stream(toProviderRequest(input, messages), deadline.signal)) {
+							stepEmitted = true;
+							yield event;
+						}
+						return;
+					} catch (error) {
+						const explained = deadline.explain(asProviderError(error, input.providerName));
+						const delay = stepEmitted ? undefined : deadline.retryDelay(explained, retry, maxRetries);
+						if (delay === undefined) throw explained;
+						await deadline.sleep(delay);
+					}
+				}
+			};
+			const loopOptions = { messages: input.messages, toolbox: input.tools.toolbox, maxToolSteps: input.tools.maxToolSteps, signal: deadline.signal.toAbortSignal(), state: loop };
+			try {
+				for await (const event of streamToolLoop(loopOptions, streamModel)) {
+					if (event.type === "delta") {
+						timeToFirstTokenMs ??= Date.now() - startedAt;
+						output += event.content;
+					} else if (event.type === "usage") {
+						usage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens, totalTokens: event.totalTokens };
+					} else if (event.type === "finish") {
+						finishReason = event.finishReason;
+					}
+					yield event;
+				}
+			} catch (error) {
+				failure = deadline.explain(asProviderError(error, input.providerName));
+				finishReason = "error";
+				usage = loop.usage;
+				throw failure;
+			}
+			return;
+		}
 		for (;;) {
 			attempts += 1;
 			try {
@@ -169,7 +246,7 @@ export async function* streamGeneration(context: UseCaseContext, input: Generati
 						output += event.content;
 					} else if (event.type === "usage") {
 						usage = { inputTokens: event.inputTokens, outputTokens: event.outputTokens, totalTokens: event.totalTokens };
-					} else {
+					} else if (event.type === "finish") {
 						finishReason = event.finishReason;
 					}
 					yield event;
@@ -192,6 +269,7 @@ export async function* streamGeneration(context: UseCaseContext, input: Generati
 		deadline.dispose();
 		// A caller that went away mid-stream is recorded as such, not as a success.
 		if (!failure && finishReason === null) failure = new ProviderError("aborted", input.providerName, "The caller cancelled the stream", { retryable: false });
+		if (input.tools && finishReason === null) usage = loop.usage;
 		services.traces.record({
 			traceId,
 			input,
@@ -204,6 +282,7 @@ export async function* streamGeneration(context: UseCaseContext, input: Generati
 			finishReason,
 			error: failure,
 			attempts,
+			...(input.tools ? { steps: loop.steps } : {}),
 		});
 		services.generations.leave(stoppable);
 	}

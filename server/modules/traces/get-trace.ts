@@ -11,7 +11,7 @@ import { summarizeTrace, type TraceSummary } from "./list-traces";
 export async function getTrace(
 	context: UseCaseContext,
 	rawInput: z.input<typeof ZGetTraceInput>,
-): Promise<TraceSummary & { timeToFirstTokenMs: number | null; totalTokens: number; input: unknown; output: string | null; errorMessage: string | null }> {
+): Promise<TraceSummary & { timeToFirstTokenMs: number | null; totalTokens: number; input: unknown; output: string | null; steps: unknown; errorMessage: string | null }> {
 	const input = parseInput(ZGetTraceInput, rawInput);
 	const workspaceId = await authorizeWorkspace(context, "traces:read", input.workspaceId);
 	const find = () => context.em.findOne(TraceSchema, { id: input.traceId, workspace: workspaceId });
@@ -24,6 +24,7 @@ export async function getTrace(
 		totalTokens: trace.totalTokens,
 		input: trace.input,
 		output: trace.output,
+		steps: trace.steps,
 		errorMessage: trace.errorMessage,
 	};
 }

@@ -34,6 +34,7 @@ export function traceOf(outcome: GenerationOutcome): PendingTrace {
 		model: input.model,
 		input: input.options ? { messages: input.messages, config: input.config, options: input.options } : { messages: input.messages, config: input.config },
 		output: outcome.output,
+		steps: outcome.steps ? outcome.steps.map((step) => (step.type === "model" ? { ...step, costMicroUsd: costInMicroUsd(input.model, step) } : step)) : null,
 		latencyMs: Math.round(outcome.latencyMs),
 		timeToFirstTokenMs: outcome.timeToFirstTokenMs === null ? null : Math.round(outcome.timeToFirstTokenMs),
 		inputTokens: outcome.usage.inputTokens,
@@ -48,11 +49,11 @@ export function traceOf(outcome: GenerationOutcome): PendingTrace {
 }
 
 const COLUMNS = [
-	"id", "workspace", "api_key", "principal_type", "principal_id", "kind", "streamed", "assistant", "version", "environment", "provider", "model", "input", "output",
+	"id", "workspace", "api_key", "principal_type", "principal_id", "kind", "streamed", "assistant", "version", "environment", "provider", "model", "input", "output", "steps",
 	"latency_ms", "time_to_first_token_ms", "input_tokens", "output_tokens", "total_tokens", "cost_micro_usd", "finish_reason",
 	"error_code", "error_message", "created_at",
 ] as const;
-const CONTENT_COLUMNS: ReadonlySet<string> = new Set(["input", "output"]);
+const CONTENT_COLUMNS: ReadonlySet<string> = new Set(["input", "output", "steps"]);
 
 /**
  * One statement per batch, so it is atomic without a transaction: the batch arrives as a single
@@ -89,6 +90,7 @@ function rowOf(trace: PendingTrace): Record<(typeof COLUMNS)[number], unknown> {
 		model: trace.model,
 		input: trace.input,
 		output: trace.output,
+		steps: trace.steps,
 		latency_ms: trace.latencyMs,
 		time_to_first_token_ms: trace.timeToFirstTokenMs,
 		input_tokens: trace.inputTokens,

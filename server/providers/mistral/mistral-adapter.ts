@@ -1,11 +1,12 @@
 import { HTTPClient, Mistral } from "@mistralai/mistralai";
-import type { ContentChunk } from "@mistralai/mistralai/models/components";
+import type { ChatCompletionRequest, ContentChunk, ToolCall as MistralToolCall, ToolChoiceEnum } from "@mistralai/mistralai/models/components";
 import { ConnectionError, MistralError, RequestAbortedError, RequestTimeoutError, ResponseValidationError, SDKValidationError } from "@mistralai/mistralai/models/errors";
 import { checkModelsEndpoint } from "../credential-check";
 import { normaliseFinishReason } from "../openai/openai-adapter";
+import { ToolCallAssembler } from "../openai/read-completion";
 import { ProviderError } from "../provider-error";
 import { sanitizeProviderText, StreamTextSanitizer } from "../sanitize-text";
-import type { FinishReason, GenerationOutput, GenerationRequest, ProviderAdapter, ProviderConnection, ProviderStreamEvent, TokenUsage } from "../types";
+import type { ChatMessage, FinishReason, GenerationOutput, GenerationRequest, ProviderAdapter, ProviderConnection, ProviderStreamEvent, TokenUsage, ToolCall, ToolChoice } from "../types";
 import { EMPTY_USAGE } from "../types";
 import type { UpstreamHttp } from "../upstream-http";
 import { abortedFailure, connectionFailure, malformedResponse, providerErrorFromStatus, refusedDestination, truncatedStream } from "../upstream-errors";
@@ -48,6 +49,38 @@ function responseFormatOf(request: GenerationRequest) {
 	};
 }
 
+function toMistralMessage(message: ChatMessage): ChatCompletionRequest["messages"][number] {
+	switch (message.role) {
+		case "tool":
+			return { role: "tool", toolCallId: message.toolCallId, name: message.name, content: message.content };
+		case "assistant":
+			if (!message.toolCalls || message.toolCalls.length === 0) return { role: "assistant", content: message.content };
+			return {
+				role: "assistant",
+				content: message.content || null,
+				toolCalls: message.toolCalls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } })),
+			};
+		default:
+			return message;
+	}
+}
+
+/** Mistral's `any` is OpenAI's `required`; both spellings are accepted by its API. */
+function toMistralToolChoice(choice: ToolChoice): NonNullable<ChatCompletionRequest["toolChoice"]> {
+	if (typeof choice !== "string") return { type: "function", function: { name: choice.name } };
+	return (choice === "required" ? "any" : choice) satisfies ToolChoiceEnum;
+}
+
+/** Mistral sends arguments as JSON text, or (in some SDK paths) already parsed: both become text. */
+function argumentsText(value: MistralToolCall["function"]["arguments"] | undefined): string {
+	if (value === undefined) return "";
+	return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+function toToolCalls(calls: MistralToolCall[] | null | undefined): ToolCall[] {
+	return (calls ?? []).map((call, index) => ({ id: call.id || `call_${index}`, name: call.function.name, arguments: argumentsText(call.function.arguments) }));
+}
+
 /**
  * Mistral through `@mistralai/mistralai`. Its SDK supports everything we need: `serverURL` for a
  * custom base URL, `retryConfig: {strategy: "none"}` (our retry loop is the only one), and
@@ -86,7 +119,13 @@ export function createMistralAdapter(connection: ProviderConnection, upstream: U
 
 	const body = (request: GenerationRequest) => ({
 		model: request.model,
-		messages: request.messages,
+		messages: request.messages.map(toMistralMessage),
+		...(request.tools && request.tools.length > 0
+			? {
+					tools: request.tools.map((tool) => ({ type: "function" as const, function: { name: tool.name, description: tool.description, parameters: tool.parameters } })),
+					...(request.toolChoice ? { toolChoice: toMistralToolChoice(request.toolChoice) } : {}),
+				}
+			: {}),
 		...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
 		...(request.maxOutputTokens !== undefined ? { maxTokens: request.maxOutputTokens } : {}),
 		...(request.responseFormat === "json" ? { responseFormat: responseFormatOf(request) } : {}),
@@ -106,6 +145,7 @@ export function createMistralAdapter(connection: ProviderConnection, upstream: U
 					content: sanitizeProviderText(textOf(choice.message?.content)),
 					finishReason: normaliseFinishReason(choice.finishReason),
 					usage: toUsage(response.usage),
+					toolCalls: toToolCalls(choice.message?.toolCalls),
 				};
 			} catch (error) {
 				throw toProviderError(error, signal);
@@ -116,12 +156,16 @@ export function createMistralAdapter(connection: ProviderConnection, upstream: U
 			let finishReason: FinishReason | undefined;
 			let usage: TokenUsage = { ...EMPTY_USAGE };
 			const text = new StreamTextSanitizer();
+			const toolCalls = new ToolCallAssembler();
 			try {
 				const events = await client.chat.stream(body(request), { signal: signal.toAbortSignal(), retries: NO_RETRIES });
 				for await (const event of events) {
 					const choice = event.data.choices[0];
 					const content = text.push(textOf(choice?.delta.content));
 					if (content) yield { type: "delta", content };
+					for (const [position, call] of (choice?.delta.toolCalls ?? []).entries()) {
+						toolCalls.push({ index: call.index ?? position, id: call.id, name: call.function.name, arguments: argumentsText(call.function.arguments) });
+					}
 					if (choice?.finishReason) finishReason = normaliseFinishReason(choice.finishReason);
 					// Mistral puts usage on the last chunk unasked.
 					if (event.data.usage) usage = toUsage(event.data.usage);
@@ -135,6 +179,9 @@ export function createMistralAdapter(connection: ProviderConnection, upstream: U
 			if (!finishReason) throw truncatedStream(PROVIDER_NAME);
 			const rest = text.flush();
 			if (rest) yield { type: "delta", content: rest };
+			const calls = toolCalls.finish();
+			if (!calls) throw malformedResponse(PROVIDER_NAME, "a streamed tool call has no name");
+			for (const call of calls) yield { type: "tool_call", ...call };
 			yield { type: "usage", ...usage };
 			yield { type: "finish", finishReason };
 		},

@@ -3,10 +3,10 @@ import type { ProviderName } from "../../db/entities";
 import type { UpstreamHttp } from "../upstream-http";
 import { checkModelsEndpoint } from "../credential-check";
 import { ChatCompletionsEndpoint, DEFAULT_BASE_URL } from "./chat-completions";
-import { readChunk, readCompletion } from "./read-completion";
+import { readChunk, readCompletion, ToolCallAssembler } from "./read-completion";
 import { ProviderError } from "../provider-error";
 import { sanitizeProviderText, StreamTextSanitizer } from "../sanitize-text";
-import type { FinishReason, GenerationOutput, GenerationRequest, ProviderAdapter, ProviderConnection, ProviderStreamEvent, TokenUsage } from "../types";
+import type { ChatMessage, FinishReason, GenerationOutput, GenerationRequest, ProviderAdapter, ProviderConnection, ProviderStreamEvent, TokenUsage, ToolChoice } from "../types";
 import { EMPTY_USAGE } from "../types";
 import { abortedFailure, connectionFailure, malformedResponse, providerErrorFromStatus, refusedDestination, truncatedStream } from "../upstream-errors";
 
@@ -38,6 +38,27 @@ function responseFormatOf(request: GenerationRequest) {
 		type: "json_schema" as const,
 		json_schema: { name: schema.name, schema: schema.schema, ...(schema.description !== undefined ? { description: schema.description } : {}), ...(schema.strict !== undefined ? { strict: schema.strict } : {}) },
 	};
+}
+
+/** Our messages in Chat Completions' shape: assistant tool calls and `tool` results. */
+function toWireMessage(message: ChatMessage): object {
+	switch (message.role) {
+		case "tool":
+			return { role: "tool", tool_call_id: message.toolCallId, content: message.content };
+		case "assistant":
+			if (!message.toolCalls || message.toolCalls.length === 0) return { role: "assistant", content: message.content };
+			return {
+				role: "assistant",
+				content: message.content || null,
+				tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } })),
+			};
+		default:
+			return message;
+	}
+}
+
+function toWireToolChoice(choice: ToolChoice): string | object {
+	return typeof choice === "string" ? choice : { type: "function", function: { name: choice.name } };
 }
 
 export interface OpenAiAdapterOptions {
@@ -88,7 +109,13 @@ export function createOpenAiAdapter(options: OpenAiAdapterOptions): ProviderAdap
 
 	const body = (request: GenerationRequest) => ({
 		model: request.model,
-		messages: request.messages,
+		messages: request.messages.map(toWireMessage),
+		...(request.tools && request.tools.length > 0
+			? {
+					tools: request.tools.map((tool) => ({ type: "function" as const, function: { name: tool.name, description: tool.description, parameters: tool.parameters } })),
+					...(request.toolChoice ? { tool_choice: toWireToolChoice(request.toolChoice) } : {}),
+				}
+			: {}),
 		...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
 		...(request.maxOutputTokens !== undefined ? { [options.maxTokensParameter]: request.maxOutputTokens } : {}),
 		...(request.responseFormat === "json" ? { response_format: responseFormatOf(request) } : {}),
@@ -103,13 +130,19 @@ export function createOpenAiAdapter(options: OpenAiAdapterOptions): ProviderAdap
 		async generate(request, signal): Promise<GenerationOutput> {
 			const completion = readCompletion(await chat.complete(body(request), signal));
 			if (!completion) throw malformedResponse(providerName, "no choices in the completion");
-			return { content: sanitizeProviderText(completion.content), finishReason: normaliseFinishReason(completion.finishReason), usage: completion.usage ?? { ...EMPTY_USAGE } };
+			return {
+				content: sanitizeProviderText(completion.content),
+				finishReason: normaliseFinishReason(completion.finishReason),
+				usage: completion.usage ?? { ...EMPTY_USAGE },
+				toolCalls: completion.toolCalls,
+			};
 		},
 
 		async *stream(request, signal): AsyncIterable<ProviderStreamEvent> {
 			let finishReason: FinishReason | undefined;
 			let usage: TokenUsage = { ...EMPTY_USAGE };
 			const text = new StreamTextSanitizer();
+			const toolCalls = new ToolCallAssembler();
 			try {
 				// include_usage: the final chunk (empty choices) carries the token counts.
 				for await (const raw of chat.stream({ ...body(request), stream_options: { include_usage: true } }, signal)) {
@@ -117,6 +150,7 @@ export function createOpenAiAdapter(options: OpenAiAdapterOptions): ProviderAdap
 					if (!chunk) throw malformedResponse(providerName, "unreadable stream chunk");
 					const content = chunk.content ? text.push(chunk.content) : "";
 					if (content) yield { type: "delta", content };
+					for (const fragment of chunk.toolCalls) toolCalls.push(fragment);
 					if (chunk.finishReason) finishReason = normaliseFinishReason(chunk.finishReason);
 					if (chunk.usage) usage = chunk.usage;
 				}
@@ -129,6 +163,9 @@ export function createOpenAiAdapter(options: OpenAiAdapterOptions): ProviderAdap
 			if (!finishReason) throw truncatedStream(providerName);
 			const rest = text.flush();
 			if (rest) yield { type: "delta", content: rest };
+			const calls = toolCalls.finish();
+			if (!calls) throw malformedResponse(providerName, "a streamed tool call has no name");
+			for (const call of calls) yield { type: "tool_call", ...call };
 			yield { type: "usage", ...usage };
 			yield { type: "finish", finishReason };
 		},
