@@ -243,3 +243,52 @@ describe("GET /v1/models with the openai SDK", () => {
 		expect(refused).toMatchObject({ code: "FORBIDDEN" });
 	});
 });
+
+describe("client-side tools on an ad-hoc model, with the openai SDK", () => {
+	const tools: OpenAI.ChatCompletionTool[] = [
+		{ type: "function", function: { name: "get_weather", description: "The weather in a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } },
+	];
+
+	it("passes the caller's tools and tool_choice to the provider, returns the model's tool_calls, and sends the results back on the next turn", async () => {
+		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		const client = openAiClient(platform, apiKey);
+		standIn.script({ kind: "completion", toolCalls: [{ id: "call_1", name: "get_weather", arguments: '{"city":"Paris"}' }] }, { kind: "completion", content: "It is sunny in Paris." });
+		const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "Weather in Paris?" }];
+		const first = await client.chat.completions.create({ model: "openai/gpt-4.1-mini", messages, tools, tool_choice: "auto" });
+		expect(first.choices[0].finish_reason).toBe("tool_calls");
+		expect(first.choices[0].message.tool_calls).toEqual([{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }]);
+		expect(standIn.requests[0].body).toMatchObject({ tools, tool_choice: "auto" });
+
+		messages.push(first.choices[0].message, { role: "tool", tool_call_id: "call_1", content: '{"sky":"sunny"}' });
+		const second = await client.chat.completions.create({ model: "openai/gpt-4.1-mini", messages, tools });
+		expect(second.choices[0].message.content).toBe("It is sunny in Paris.");
+		expect(standIn.requests[1].body.messages).toEqual([
+			{ role: "user", content: "Weather in Paris?" },
+			{ role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } }] },
+			{ role: "tool", tool_call_id: "call_1", content: '{"sky":"sunny"}' },
+		]);
+	});
+
+	it("streams the model's tool calls as chunks the SDK's stream helper assembles", async () => {
+		const { apiKey } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		standIn.script({ kind: "completion", toolCalls: [{ id: "call_7", name: "get_weather", arguments: '{"city":"Oslo"}' }] });
+		const stream = openAiClient(platform, apiKey).chat.completions.stream({
+			model: "openai/gpt-4.1-mini",
+			messages: [{ role: "user", content: "Weather in Oslo?" }],
+			tools,
+			tool_choice: { type: "function", function: { name: "get_weather" } },
+		});
+		const final = await stream.finalChatCompletion();
+		expect(final.choices[0].finish_reason).toBe("tool_calls");
+		expect(final.choices[0].message.tool_calls).toMatchObject([{ id: "call_7", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }]);
+		expect(standIn.requests[0].body).toMatchObject({ tool_choice: { type: "function", function: { name: "get_weather" } } });
+	});
+
+	it("refuses the caller's tools on a deployed assistant, whose tools come from its version", async () => {
+		const { apiKey } = await workspaceWithAssistant(platform, standIn.baseUrl);
+		const refused = await thrown(openAiClient(platform, apiKey).chat.completions.create({ model: "support-bot", messages: [{ role: "user", content: "Hi" }], tools }));
+		expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+		expect(refused).toMatchObject({ code: "VALIDATION_ERROR", param: "tools" });
+		expect(standIn.requests).toHaveLength(0);
+	});
+});
