@@ -60,6 +60,10 @@ describe("POST /v1/chat/completions with the openai SDK", () => {
 		expect(response.headers.get("x-trace-id")).toBe(completion.id);
 		expect(response.headers.get("x-assistant-version")).toBe("2");
 		expect(response.headers.get("x-assistant-environment")).toBe("staging");
+		// The id is the trace's: the row written for this generation.
+		await platform.services.traces.flush();
+		const [trace] = await platform.orm.em.fork().getConnection().execute("select kind, environment, model, output from traces where id = ?", [completion.id]);
+		expect(trace).toEqual({ kind: "assistant", environment: "staging", model: "model-two", output: "It left yesterday." });
 		expect(standIn.requests[0].body).toMatchObject({
 			model: "model-two",
 			temperature: 0.3,
