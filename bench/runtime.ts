@@ -2,7 +2,8 @@
  * npm run bench:runtime — what the runtime adds on top of a model provider, no network.
  *
  * An instant local stand-in answers OpenAI's /v1/chat/completions (JSON and SSE). The same
- * keep-alive HTTP client (undici) then calls it directly, through POST /runtime/execute, and through
+ * keep-alive HTTP client (undici) then calls it directly, through POST /runtime/execute, through the
+ * OpenAI-compatible POST /v1/chat/completions (the same generation in OpenAI's wire format), and through
  * POST /runtime/assistants/:slug, at concurrency 1 and 32: p50/p99 latency, requests/s, and the
  * added latency (p50 through us minus p50 direct). A bare keep-alive proxy (bench/bare-proxy.ts)
  * is measured too: the floor any gateway process pays. Streams: time to first delta, direct vs
@@ -372,6 +373,7 @@ try {
 	const execute: Target = { name: "/runtime/execute", url: `${platform.url}/runtime/execute`, headers: auth, body: JSON.stringify({ providerName: "openai", model: "gpt-4o-mini", messages }), serverProcess: { pid: server.pid as number } };
 	const assistant: Target = { name: "/runtime/assistants/:slug", url: `${platform.url}/runtime/assistants/bench-bot`, headers: auth, body: JSON.stringify({ input: "Say hello.", variables: { name: "Ada" } }), serverProcess: { pid: server.pid as number } };
 	const toolLoop: Target = { ...assistant, name: "tool loop (1 knowledge_search step)", url: `${platform.url}/runtime/assistants/bench-tools` };
+	const openAiCompatible: Target = { ...execute, name: "/v1/chat/completions", url: `${platform.url}/v1/chat/completions`, body: JSON.stringify({ model: "openai/gpt-4o-mini", messages }) };
 	const bare: Target = { ...direct, name: "bare proxy", url: bareProxyUrl, serverProcess: { pid: bareProxy.pid as number } };
 	const directStream: Target = { ...direct, name: "direct stream", body: JSON.stringify({ model: "gpt-4o-mini", messages, stream: true, stream_options: { include_usage: true } }), firstDeltaMarker: "data: " };
 	const bareStream: Target = { ...directStream, name: "bare proxy stream", url: bareProxyUrl, serverProcess: { pid: bareProxy.pid as number } };
@@ -394,7 +396,7 @@ try {
 	log(portkey ? "Portkey is up" : "Portkey unavailable: skipped");
 	results.portkey = portkey ? "measured (non-streaming only: its streaming returns 500 on Node 20)" : "skipped (could not start)";
 
-	const targets = [direct, bare, execute, tracedExecute, ...(baselineExecute ? [baselineExecute] : []), assistant, toolLoop, ...(portkeyTarget ? [portkeyTarget] : [])].filter((target) => !only || only.includes(target.name));
+	const targets = [direct, bare, execute, openAiCompatible, tracedExecute, ...(baselineExecute ? [baselineExecute] : []), assistant, toolLoop, ...(portkeyTarget ? [portkeyTarget] : [])].filter((target) => !only || only.includes(target.name));
 	const runs = [...(await measureInterleaved(targets, 1, REQUESTS[1])), ...(await measureInterleaved(targets, 32, REQUESTS[32]))];
 	const streams = await measureInterleaved([directStream, bareStream, runtimeStream], 1, REQUESTS[1]);
 
@@ -436,6 +438,9 @@ try {
 		...(baselineExecute ? { "server CPU per request at c=32, execute / execute at BENCH_BASELINE": { ratio: cpuRatio("/runtime/execute", baselineExecute.name), target: 1.05 } } : {}),
 		"server CPU per request at c=32, tool loop (1 step) / assistant": { ratio: cpuRatio(toolLoop.name, "/runtime/assistants/:slug"), target: null },
 		"server CPU added per tool step at c=32 (µs)": { valueUs: cpuAdded(toolLoop.name, "/runtime/assistants/:slug"), target: null },
+		// The same generation in OpenAI's wire format: within 10% of /runtime/execute.
+		"server CPU per request at c=32, /v1/chat/completions / execute": { ratio: cpuRatio("/v1/chat/completions", "/runtime/execute"), target: 1.1 },
+		"added p50 at c=32 (/v1/chat/completions)": { valueMs: added("/v1/chat/completions", 32), targetMs: 5 },
 	};
 
 	console.table(table.map((run) => ({ target: run.target, c: run.concurrency, "p50 ms": run.p50Ms, "p99 ms": run.p99Ms, "req/s": run.requestsPerSecond, "added p50 ms": run.addedP50Ms, "server CPU µs/req": run.serverCpuUsPerRequest, failures: run.failures })));

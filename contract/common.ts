@@ -1,4 +1,5 @@
 import { initContract } from "@ts-rest/core";
+import type { ZodTypeAny } from "zod";
 import { ZErrorEnvelope } from "./schemas/common";
 
 export const c = initContract();
@@ -24,6 +25,14 @@ export interface RouteMetadata {
 	 * origin are refused either way.
 	 */
 	session?: "required" | "sign-in";
+	/**
+	 * `openai`: the OpenAI-compatible surface (contract/openai-compatible.ts) answers its errors in
+	 * OpenAI's shape `{error: {message, type, param, code}}`, with the catalog's code in `code`,
+	 * instead of the envelope.
+	 */
+	errorFormat?: "openai";
+	/** A second form of the 200 answer, chosen by the request body (OpenAI's `stream: true`): documented beside the JSON one. */
+	streamedResponse?: { contentType: "text/event-stream"; body: ZodTypeAny };
 }
 
 export interface ResponseHeader {

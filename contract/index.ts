@@ -1,12 +1,14 @@
 import { c } from "./common";
 import { healthContract } from "./health";
 import { knowledgeContract } from "./knowledge";
+import { openAiCompatibleContract } from "./openai-compatible";
 import { runtimeContract } from "./runtime";
 
 export const contract = c.router({
 	health: healthContract,
 	runtime: runtimeContract,
 	knowledge: knowledgeContract,
+	openAiCompatible: openAiCompatibleContract,
 });
 export type Contract = typeof contract;
 
@@ -15,4 +17,5 @@ export * from "./errors";
 export * from "./schemas/common";
 export * from "./schemas/knowledge";
 export * from "./schemas/runtime";
-export { healthContract, knowledgeContract, runtimeContract };
+export * from "./schemas/openai-compatible";
+export { healthContract, knowledgeContract, openAiCompatibleContract, runtimeContract };

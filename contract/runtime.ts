@@ -9,7 +9,8 @@ const TRACED =
 const traceHeader: Record<string, ResponseHeader> = {
 	[GENERATION_HEADERS.traceId]: { component: "TraceId", type: "string", description: "The trace recording this generation, as `traceId` in the body or the `done` event." },
 };
-const assistantHeaders: Record<string, ResponseHeader> = {
+/** A generation's answer headers: its trace, and for a deployed assistant the version and environment that served it. */
+export const assistantHeaders: Record<string, ResponseHeader> = {
 	...traceHeader,
 	[GENERATION_HEADERS.assistantVersion]: { component: "AssistantVersion", type: "integer", description: "The published version of the assistant that answered." },
 	[GENERATION_HEADERS.assistantEnvironment]: { component: "AssistantEnvironment", type: "string", description: "The environment whose deployment served the assistant." },

@@ -25,6 +25,8 @@ import ts from "typescript";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { contract, ERROR_STATUSES, type ResponseHeader, type RouteMetadata, SCOPES, type Scope } from "../contract/index";
 import { managementContract } from "../contract/management/index";
+import { OPENAI_COMPATIBLE_TAG } from "../contract/openai-compatible";
+import { ZOpenAiErrorBody } from "../contract/schemas/openai-compatible";
 import { REQUEST_BODY_LIMIT_BYTES, ZErrorEnvelope } from "../contract/schemas/common";
 import { MAX_DOCUMENT_BYTES } from "../contract/schemas/knowledge";
 import { z } from "../contract/zod";
@@ -60,7 +62,7 @@ const ERROR_SCHEMA = "ErrorEnvelope";
 // ---------------------------------------------------------------------------------------------
 
 const SCOPE_GRANTS: Record<Scope, string> = {
-	"runtime:execute": "`/runtime/*`: ad-hoc and deployed-assistant generations, streamed or not (default for new keys)",
+	"runtime:execute": "`/runtime/*` and the OpenAI-compatible `/v1/chat/completions` and `/v1/models`: ad-hoc and deployed-assistant generations, streamed or not (default for new keys)",
 	"knowledge:read": "`GET /knowledge/*`, search included (opt-in)",
 	"knowledge:write": "`POST` and `DELETE /knowledge/*` (opt-in)",
 };
@@ -71,6 +73,11 @@ const TAGS = [
 		name: "Runtime",
 		description:
 			"Generations: ad-hoc (provider, model and messages in the request) or through a deployed assistant (slug and input; the rest comes from the published version), as JSON or streamed as Server-Sent Events. Scope `runtime:execute`.",
+	},
+	{
+		name: OPENAI_COMPATIBLE_TAG,
+		description:
+			"OpenAI's chat completions and models endpoints, so that any OpenAI SDK (Node, Python, the Vercel AI SDK's OpenAI-compatible provider, LangChain…) calls a deployed assistant (`model: \"support-bot\"` or `\"support-bot@staging\"`) or an ad-hoc model (`\"openai/gpt-4.1-mini\"`) with its base URL set to `{base_url}/v1` and an API key with `runtime:execute`. The same generations as the Runtime operations: rate limits, spend quota, Idempotency-Key, traces, cancellation, retries and timeouts. Requests, answers and errors are OpenAI's shapes (errors: `{error: {message, type, param, code}}`, the catalog's code in `code`). Not in the SDK of this repository: use an OpenAI client.",
 	},
 	{
 		name: "Knowledge",
@@ -114,7 +121,7 @@ function buildInfoDescription(version: string): string {
 		"Each operation lists the scope it requires in its description and in `x-required-scopes`.",
 		"",
 		"## Errors",
-		"Every non-2xx response is the error envelope `{code, status, message, fields?}` (schema `ErrorEnvelope`). Branch on `code`, never on `message`; `fields` is present only for `VALIDATION_ERROR`. The catalog is closed, but clients must accept codes added later. Every response carries an `X-Request-Id` header; quote it when reporting a problem.",
+		"Every non-2xx response is the error envelope `{code, status, message, fields?}` (schema `ErrorEnvelope`), except on the OpenAI-compatible operations (`/v1/*`), which answer OpenAI's shape `{error: {message, type, param, code}}` (schema `OpenAiError`) with the same codes in `code`. Branch on `code`, never on `message`; `fields` is present only for `VALIDATION_ERROR`. The catalog is closed, but clients must accept codes added later. Every response carries an `X-Request-Id` header; quote it when reporting a problem.",
 		"",
 		"## Idempotency",
 		"POST operations that create or run something accept an `Idempotency-Key` header: the same key with the same body within 24 hours replays the first response without running it again; the same key with a different body is 409 `IDEMPOTENCY_KEY_CONFLICT`. The official SDK sends one automatically so that its retries never run a request twice.",
@@ -192,10 +199,34 @@ function registerErrorResponses(registry: OpenAPIRegistry): void {
 	}
 }
 
+/** The OpenAI-compatible surface's error responses: the same statuses, OpenAI's error shape. */
+const OPENAI_ERROR_SCHEMA = "OpenAiError";
+const openAiErrorResponseName = (name: string) => `OpenAi${name}`;
+
+function registerOpenAiErrorResponses(registry: OpenAPIRegistry): void {
+	registry.register(OPENAI_ERROR_SCHEMA, ZOpenAiErrorBody);
+	for (const [status, { name, text }] of Object.entries(ERROR_RESPONSES)) {
+		const codes = errorCodesFor(Number(status)).map((code) => `\`${code}\``);
+		registry.registerComponent("responses", openAiErrorResponseName(name), {
+			description: `${text}, in OpenAI's error shape; \`error.code\`: ${codes.join(", ")}.`,
+			headers: {
+				...REQUEST_ID_HEADER,
+				...(status === "429" ? { "Retry-After": { $ref: "#/components/headers/RetryAfter" } } : {}),
+			},
+			content: { "application/json": { schema: { $ref: `#/components/schemas/${OPENAI_ERROR_SCHEMA}` } } },
+		});
+	}
+}
+
 function responseFor(route: AppRoute, status: number, response: unknown, scope: Scope | undefined): ResponseConfig | { $ref: string } {
+	const meta = route.metadata as RouteMetadata | undefined;
 	if (status >= 400) {
 		const shared = ERROR_RESPONSES[status];
 		if (!shared) throw new Error(`${route.path}: no description for error status ${status}; add it to ERROR_RESPONSES`);
+		if (meta?.errorFormat === "openai") {
+			if (response !== ZOpenAiErrorBody) throw new Error(`${route.path}: status ${status} must answer OpenAI's error shape`);
+			return { $ref: `#/components/responses/${openAiErrorResponseName(shared.name)}` };
+		}
 		if (response !== ZErrorEnvelope) throw new Error(`${route.path}: status ${status} must answer the error envelope`);
 		// Public routes (health) answer their own errors; the catalog's codes do not apply there.
 		if (scope) return { $ref: `#/components/responses/${shared.name}` };
@@ -207,6 +238,14 @@ function responseFor(route: AppRoute, status: number, response: unknown, scope: 
 	if (isAppRouteOtherResponse(response as never)) {
 		const other = response as unknown as { contentType: string; body: z.ZodTypeAny };
 		return { description: `${description}: \`${other.contentType}\``, headers, content: { [other.contentType]: { schema: other.body } } };
+	}
+	const streamed = meta?.streamedResponse;
+	if (streamed) {
+		return {
+			description: `${description}: \`application/json\`, or \`${streamed.contentType}\` when the request asks for a stream`,
+			headers,
+			content: { "application/json": { schema: response as z.ZodTypeAny }, [streamed.contentType]: { schema: streamed.body } },
+		};
 	}
 	return { description, headers, content: { "application/json": { schema: response as z.ZodTypeAny } } };
 }
@@ -297,6 +336,7 @@ export function buildOpenApiDocument(version: string) {
 		schema: { type: "integer", minimum: 0 },
 	});
 	registerErrorResponses(registry);
+	registerOpenAiErrorResponses(registry);
 	const routes = collectRoutes(contract);
 	registerResponseHeaders(registry, routes);
 	for (const route of routes) registry.registerPath(routeConfig(route));
@@ -436,6 +476,25 @@ function streamingOperationIds(yamlText: string): string[] {
 		.map((operation) => operation!.operationId!);
 }
 
+/** Components only the OpenAI-compatible operations use. */
+const OPENAI_COMPATIBLE_COMPONENT = /^(OpenAi|ChatCompletion)/;
+
+/** The document without the OpenAI-compatible operations and the components only they use. */
+function withoutOpenAiCompatible(document: {
+	paths?: Record<string, Record<string, { tags?: string[] }>>;
+	components?: Record<string, Record<string, unknown>>;
+}): Record<string, unknown> {
+	for (const [pathName, item] of Object.entries(document.paths ?? {})) {
+		if (HTTP_METHODS.some((method) => item[method]?.tags?.includes(OPENAI_COMPATIBLE_TAG))) delete document.paths![pathName];
+	}
+	for (const kind of ["schemas", "responses"]) {
+		for (const name of Object.keys(document.components?.[kind] ?? {})) {
+			if (OPENAI_COMPATIBLE_COMPONENT.test(name)) delete document.components![kind][name];
+		}
+	}
+	return document;
+}
+
 /** Runs orval with `root` as the workspace, so that relative imports come out the same wherever it runs. */
 async function generateSdkCode(root: string): Promise<void> {
 	const mutatorPath = path.join(root, MUTATOR_FILE);
@@ -444,7 +503,8 @@ async function generateSdkCode(root: string): Promise<void> {
 	const streamOperations = streamingOperationIds(await readFile(path.join(root, OPENAPI_FILE), "utf8"));
 	await runOrval(
 		{
-			input: { target: path.join(root, OPENAPI_FILE) },
+			// The OpenAI-compatible operations are for OpenAI's own clients; this SDK has the Runtime ones.
+			input: { target: withoutOpenAiCompatible(parseYaml(await readFile(path.join(root, OPENAPI_FILE), "utf8"))) },
 			output: {
 				target: path.join(root, GENERATED_TARGET),
 				// One file: a dozen operations read well together, and the hand-written client imports one module.

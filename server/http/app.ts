@@ -6,6 +6,7 @@ import type { OAuthEndpoints } from "./oauth-endpoints";
 import { healthRoutes } from "./routers/health";
 import { knowledgeRoutes } from "./routers/knowledge";
 import { managementRoutes } from "./routers/management";
+import { openAiCompatibleRoutes } from "./routers/openai-compatible";
 import { runtimeRoutes } from "./routers/runtime";
 import { uploadsRoute } from "./routers/uploads";
 import { metricsRoutes } from "./metrics-endpoint";
@@ -26,7 +27,7 @@ export function createRequestListener(
 ): (request: IncomingMessage, response: ServerResponse) => void {
 	return createRouter(
 		services,
-		[...runtimeRoutes(), ...knowledgeRoutes(), ...healthRoutes(), ...managementRoutes()],
+		[...runtimeRoutes(), ...openAiCompatibleRoutes(), ...knowledgeRoutes(), ...healthRoutes(), ...managementRoutes()],
 		[...metricsRoutes(services), ...apiReferenceRoutes(reference), ...oauth.routes, uploadsRoute(services), ...dashboard],
 	);
 }

@@ -10,6 +10,8 @@ import { compileRoute, createPipelineState, type Exchange, type RouteDefinition,
 import type { RawRoute } from "./raw-route";
 import type { RequestTrace } from "../observability/tracing-types";
 
+const OPENAI_COMPATIBLE_PREFIX = "/v1/";
+
 interface MatchedRoute {
 	method: string;
 	pattern: RegExp;
@@ -49,7 +51,7 @@ export function createRouter(services: PlatformServices, definitions: RouteDefin
 	const { tracing } = services.observability;
 
 	const fail = (exchange: Exchange, error: unknown) => {
-		respondWithError(logger, exchange.requestId, exchange.request, exchange.response, error);
+		respondWithError(logger, exchange.requestId, exchange.request, exchange.response, error, exchange.route.metadata.errorFormat ?? "envelope");
 		if (exchange.route.audited && exchange.context) {
 			recordAuditEvent(exchange.context, {
 				action: exchange.route.metadata.operationId,
@@ -102,7 +104,8 @@ export function createRouter(services: PlatformServices, definitions: RouteDefin
 			return;
 		}
 		observe(request, response, "unmatched", { requestId });
-		sendError(request, response, new AppError("NOT_FOUND", `No route for ${method} ${path}`));
+		// Under /v1, the OpenAI-compatible surface, clients read OpenAI's error shape.
+		sendError(request, response, new AppError("NOT_FOUND", `No route for ${method} ${path}`), path.startsWith(OPENAI_COMPATIBLE_PREFIX) ? "openai" : "envelope");
 	};
 }
 

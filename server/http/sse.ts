@@ -16,6 +16,27 @@ export function formatSseFrame(event: string, data: unknown): string {
 /** Fields the `done` event carries beside finishReason (the trace id, the assistant version that answered). */
 export type DoneFields = Record<string, unknown>;
 
+/**
+ * How a stream's events are written: this API's frames (`delta`, `usage`, `done`, `error`) by
+ * default; the OpenAI-compatible surface writes `chat.completion.chunk` frames instead.
+ */
+export interface SseEncoder {
+	/** The text for one event; "" sends nothing for it (yet). */
+	event(event: GenerationStreamEvent): string;
+	/** The terminal frame for a failure after the stream opened. */
+	error(error: unknown): string;
+	/** Written after the last event of a stream that ended normally. */
+	end?(): string;
+}
+
+/** This API's own frames; `done` carries `done` fields beside finishReason. */
+export function platformEncoder(done: DoneFields | undefined): SseEncoder {
+	return {
+		event: (event) => frameOf(event, done),
+		error: (error) => formatSseFrame("error", streamErrorOf(error)),
+	};
+}
+
 /** The arguments as the model wrote them: a JSON value, or the text itself when it is not JSON. */
 function parseToolArguments(text: string): unknown {
 	try {
@@ -54,9 +75,10 @@ async function* encodeEvents(
 	rest: AsyncIterator<GenerationStreamEvent>,
 	keepAliveMs: number,
 	onError: (error: unknown) => void,
-	done: DoneFields | undefined,
+	encoder: SseEncoder,
 ): AsyncGenerator<string> {
-	yield frameOf(first, done);
+	const opening = encoder.event(first);
+	if (opening) yield opening;
 	for (;;) {
 		const next = rest.next();
 		let result: IteratorResult<GenerationStreamEvent> | typeof KEEP_ALIVE;
@@ -69,15 +91,20 @@ async function* encodeEvents(
 				result = await Promise.race([next, silence]);
 			} catch (error) {
 				onError(error);
-				yield formatSseFrame("error", streamErrorOf(error));
+				yield encoder.error(error);
 				return;
 			} finally {
 				clearTimeout(timer);
 			}
 			if (result === KEEP_ALIVE) yield ": keep-alive\n\n";
 		} while (result === KEEP_ALIVE);
-		if (result.done) return;
-		yield frameOf(result.value, done);
+		if (result.done) {
+			const tail = encoder.end?.();
+			if (tail) yield tail;
+			return;
+		}
+		const text = encoder.event(result.value);
+		if (text) yield text;
 	}
 }
 
@@ -108,7 +135,7 @@ export async function openSseStream(
 	request: IncomingMessage,
 	response: ServerResponse,
 	events: AsyncGenerator<GenerationStreamEvent, void, undefined>,
-	options: { keepAliveMs?: number; onError?: (error: unknown) => void; done?: DoneFields } = {},
+	options: { keepAliveMs?: number; onError?: (error: unknown) => void; done?: DoneFields; encoder?: SseEncoder } = {},
 ): Promise<Readable> {
 	const first = await events.next();
 	const firstEvent: GenerationStreamEvent = first.done ? { type: "finish", finishReason: "stop" } : first.value;
@@ -118,7 +145,9 @@ export async function openSseStream(
 	response.setHeader("X-Accel-Buffering", "no");
 	response.setHeader("Connection", "keep-alive");
 	request.socket.setNoDelay(true);
-	const body = Readable.from(encodeEvents(firstEvent, events, options.keepAliveMs ?? KEEP_ALIVE_INTERVAL_MS, options.onError ?? (() => {}), options.done), { objectMode: true });
+	const body = Readable.from(encodeEvents(firstEvent, events, options.keepAliveMs ?? KEEP_ALIVE_INTERVAL_MS, options.onError ?? (() => {}), options.encoder ?? platformEncoder(options.done)), {
+		objectMode: true,
+	});
 	response.once("close", () => {
 		if (!response.writableFinished) {
 			body.destroy();

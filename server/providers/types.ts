@@ -39,6 +39,21 @@ export interface GenerationRequest {
 	/** Offered to the model; absent or empty: no tools. */
 	tools?: ToolDefinition[];
 	toolChoice?: ToolChoice;
+	/** With responseFormat `json`: the JSON Schema the answer must follow, where the provider constrains output to one. */
+	jsonSchema?: JsonSchemaFormat;
+	/** Sequences where generation stops (at most 4). */
+	stop?: string[];
+	/** Repeatable sampling, where the provider offers it. */
+	seed?: number;
+	/** The caller's end-user identifier, for providers that take one (OpenAI). */
+	user?: string;
+}
+
+export interface JsonSchemaFormat {
+	name: string;
+	description?: string;
+	schema: Record<string, unknown>;
+	strict?: boolean;
 }
 
 export interface TokenUsage {

@@ -8,6 +8,7 @@ import { type ProviderStandIn, startProviderStandIn } from "../helpers/provider-
 import { startTestPlatform, TEST_EGRESS, TEST_SECRET_KEY, type TestPlatform } from "../helpers/platform";
 import { freePort, startTestRedis, type TestRedis } from "../helpers/redis";
 import { awayFromMinuteBoundary } from "../helpers/rate-limit-window";
+import { GENERATION_SURFACES, type GenerationSurface, RUNTIME_SURFACE } from "./generation-surfaces";
 import { executeBody, workspaceWithCredential } from "./runtime-fixtures";
 
 let platform: TestPlatform;
@@ -27,6 +28,11 @@ afterAll(async () => {
 });
 beforeEach(() => standIn.reset());
 
+/** A generation through `surface` (default /runtime/execute); the error's code read from either shape. */
+const generate = async (surface: GenerationSurface, baseUrl: string, key: string) => {
+	const response = await fetch(`${baseUrl}${surface.path}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(surface.body()) });
+	return { response, code: response.ok ? undefined : surface.error(await response.json()).code };
+};
 const execute = (baseUrl: string, key: string, body: unknown = executeBody()) =>
 	fetch(`${baseUrl}/runtime/execute`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
 
@@ -48,7 +54,7 @@ const limitedKey = async (limit: number) => {
  * one; to make the burst a real one, the workspaces table is locked (another connection, as a busy
  * database would) until every request has reached a server, so they all meet at the quota.
  */
-async function expectBurstGetsItsLimit(instances: RunningPlatform[], limit: number, count: number) {
+async function expectBurstGetsItsLimit(instances: RunningPlatform[], limit: number, count: number, surface: GenerationSurface = RUNTIME_SURFACE) {
 	const key = await limitedKey(limit);
 	// The burst must fit in one window, even on a loaded machine.
 	await awayFromMinuteBoundary(25_000);
@@ -67,9 +73,9 @@ async function expectBurstGetsItsLimit(instances: RunningPlatform[], limit: numb
 		const sentAt = Date.now();
 		const pending = Promise.all(
 			Array.from({ length: count }, async (_, index) => {
-				const response = await execute(instances[index % instances.length].url, key.key);
-				const body = await response.json();
-				return { status: response.status, code: body.code as string | undefined, retryAfter: Number(response.headers.get("retry-after")), receivedAt: Date.now() };
+				const { response, code } = await generate(surface, instances[index % instances.length].url, key.key);
+				if (response.ok) await response.arrayBuffer();
+				return { status: response.status, code, retryAfter: Number(response.headers.get("retry-after")), receivedAt: Date.now() };
 			}),
 		);
 		await arrived;
@@ -91,42 +97,57 @@ async function expectBurstGetsItsLimit(instances: RunningPlatform[], limit: numb
 	}
 }
 
-describe("quotas", () => {
+describe.each(GENERATION_SURFACES)("quotas on generations through $name", (surface) => {
 	it("limits requests per key per minute across server instances, with Retry-After", async () => {
 		const { apiKey, workspaceId } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
 		await platform.orm.em.fork().getConnection().execute("update workspaces set rate_limit_per_minute = 4 where id = ?", [workspaceId]);
 		await awayFromMinuteBoundary();
 		const statuses: number[] = [];
-		for (const baseUrl of [platform.url, secondInstance.url, platform.url, secondInstance.url]) statuses.push((await execute(baseUrl, apiKey)).status);
+		for (const baseUrl of [platform.url, secondInstance.url, platform.url, secondInstance.url]) statuses.push((await generate(surface, baseUrl, apiKey)).response.status);
 		expect(statuses).toEqual([200, 200, 200, 200]);
-		const limited = await execute(secondInstance.url, apiKey);
-		expect(limited.status).toBe(429);
-		expect((await limited.json()).code).toBe("RATE_LIMITED");
-		const retryAfter = Number(limited.headers.get("retry-after"));
+		const limited = await generate(surface, secondInstance.url, apiKey);
+		expect(limited.response.status).toBe(429);
+		expect(limited.code).toBe("RATE_LIMITED");
+		const retryAfter = Number(limited.response.headers.get("retry-after"));
 		expect(retryAfter).toBeGreaterThanOrEqual(1);
 		expect(retryAfter).toBeLessThanOrEqual(60);
 		expect(standIn.requests).toHaveLength(4);
 	});
 
-	it("a burst of 200 concurrent requests against 100/minute gets exactly 100, on one instance", async () => {
-		await expectBurstGetsItsLimit([platform], 100, 200);
-	}, BURST_TIMEOUT_MS);
-
 	it("a burst of 200 concurrent requests against 100/minute gets exactly 100, on two instances sharing the database", async () => {
-		await expectBurstGetsItsLimit([platform, secondInstance], 100, 200);
+		await expectBurstGetsItsLimit([platform, secondInstance], 100, 200, surface);
 	}, BURST_TIMEOUT_MS);
 
 	it("refuses generations once the workspace's monthly traced spend reaches its quota", async () => {
 		const { apiKey, workspaceId } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
 		await platform.orm.em.fork().getConnection().execute("update workspaces set monthly_spend_quota_micro_usd = 400 where id = ?", [workspaceId]);
 		standIn.script({ kind: "completion", usage: { prompt_tokens: 1000, completion_tokens: 500 } });
-		expect((await execute(platform.url, apiKey)).status).toBe(200);
+		expect((await generate(surface, platform.url, apiKey)).response.status).toBe(200);
 		await platform.services.traces.flush();
-		const refused = await execute(secondInstance.url, apiKey);
-		expect(refused.status).toBe(429);
-		expect((await refused.json()).code).toBe("COST_QUOTA_EXCEEDED");
+		const refused = await generate(surface, secondInstance.url, apiKey);
+		expect(refused.response.status).toBe(429);
+		expect(refused.code).toBe("COST_QUOTA_EXCEEDED");
 		expect(standIn.requests).toHaveLength(1);
 	});
+
+	it("rejects a revoked key on the very next request, although keys are cached", async () => {
+		const workspace = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		const key = await workspace.createKey(["runtime:execute"]);
+		expect((await generate(surface, platform.url, key.key)).response.status).toBe(200);
+		expect((await generate(surface, secondInstance.url, key.key)).response.status).toBe(200);
+		await revokeApiKey(platform.operator(), { apiKeyId: key.id });
+		for (const baseUrl of [platform.url, secondInstance.url]) {
+			const refused = await generate(surface, baseUrl, key.key);
+			expect(refused.response.status).toBe(401);
+			expect(refused.code).toBe("INVALID_CREDENTIALS");
+		}
+	});
+});
+
+describe("quotas", () => {
+	it("a burst of 200 concurrent requests against 100/minute gets exactly 100, on one instance", async () => {
+		await expectBurstGetsItsLimit([platform], 100, 200);
+	}, BURST_TIMEOUT_MS);
 
 	it("limits knowledge routes per key too, in a budget of their own: 429 with Retry-After on reads and writes, generations unaffected", async () => {
 		const workspace = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
@@ -165,19 +186,6 @@ describe("quotas", () => {
 		expect((await execute(platform.url, key.key)).status).toBe(429);
 		const listed = await fetch(`${platform.url}/knowledge/sources`, { headers: { authorization: `Bearer ${key.key}` } });
 		expect(listed.status).toBe(200);
-	});
-
-	it("rejects a revoked key on the very next request, although keys are cached", async () => {
-		const workspace = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
-		const key = await workspace.createKey(["runtime:execute"]);
-		expect((await execute(platform.url, key.key)).status).toBe(200);
-		expect((await execute(secondInstance.url, key.key)).status).toBe(200);
-		await revokeApiKey(platform.operator(), { apiKeyId: key.id });
-		for (const baseUrl of [platform.url, secondInstance.url]) {
-			const response = await execute(baseUrl, key.key);
-			expect(response.status).toBe(401);
-			expect((await response.json()).code).toBe("INVALID_CREDENTIALS");
-		}
 	});
 });
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { type ProviderStandIn } from "../helpers/provider-stand-in";
 import { type TestPlatform } from "../helpers/platform";
-import { executeBody, workspaceWithCredential, useRuntimeTestbed } from "./runtime-fixtures";
+import { GENERATION_SURFACES } from "./generation-surfaces";
+import { workspaceWithCredential, useRuntimeTestbed } from "./runtime-fixtures";
 
 let platform: TestPlatform;
 let standIn: ProviderStandIn;
@@ -14,12 +15,12 @@ async function tracesOf(workspaceId: string): Promise<TraceRow[]> {
 	return platform.orm.em.fork().getConnection().execute("select * from traces where workspace = ? order by created_at", [workspaceId]);
 }
 
-describe("traces", () => {
+describe.each(GENERATION_SURFACES)("traces of generations through $name", (surface) => {
 	it("records a generation with content, usage, cost, latency and its principal", async () => {
 		const { apiKey, workspaceId } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
 		standIn.script({ kind: "completion", content: "Traced", usage: { prompt_tokens: 1000, completion_tokens: 500 }, delayMs: 80 });
 		const started = Date.now();
-		expect((await platform.request("POST", "/runtime/execute", { key: apiKey, body: executeBody() })).status).toBe(200);
+		expect((await platform.request("POST", surface.path, { key: apiKey, body: surface.body() })).status).toBe(200);
 		const elapsed = Date.now() - started;
 		const [trace] = await tracesOf(workspaceId);
 		expect(trace).toMatchObject({
@@ -47,8 +48,8 @@ describe("traces", () => {
 	it("records time to first token for streams, and failures with their code", async () => {
 		const { apiKey, workspaceId } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
 		standIn.script({ kind: "completion", content: ["a", "b"], delayMs: 120 }, { kind: "error", status: 401 });
-		await (await platform.request("POST", "/runtime/stream", { key: apiKey, body: executeBody() })).text();
-		await (await platform.request("POST", "/runtime/execute", { key: apiKey, body: executeBody({ config: { maxRetries: 0 } }) })).text();
+		await (await platform.request("POST", surface.streamPath, { key: apiKey, body: surface.body({ stream: true }) })).text();
+		await (await platform.request("POST", surface.path, { key: apiKey, body: surface.body() })).text();
 		const [streamed, failed] = await tracesOf(workspaceId);
 		expect(streamed).toMatchObject({ streamed: true, output: "ab", finish_reason: "stop" });
 		expect(streamed.time_to_first_token_ms).toBeGreaterThanOrEqual(100);
@@ -58,7 +59,7 @@ describe("traces", () => {
 	it("keeps metadata but not content when the workspace switched content storage off", async () => {
 		const { apiKey, workspaceId } = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
 		await platform.orm.em.fork().getConnection().execute("update workspaces set store_trace_content = false where id = ?", [workspaceId]);
-		await (await platform.request("POST", "/runtime/execute", { key: apiKey, body: executeBody() })).text();
+		await (await platform.request("POST", surface.path, { key: apiKey, body: surface.body() })).text();
 		const [trace] = await tracesOf(workspaceId);
 		expect(trace.input).toBeNull();
 		expect(trace.output).toBeNull();

@@ -4,15 +4,26 @@ import type { TErrorEnvelope } from "../../../contract/schemas/common";
 import { isUnavailable } from "../../db/database-unavailable";
 import { AppError } from "../../shared/app-error";
 import type { Logger } from "../../shared/logger";
+import { openAiErrorBody } from "../openai-compatible/openai-error";
 import { newRequestId } from "./request-id";
 
-/** The spec's error envelope, on plain node:http: the contract pipeline and the Express fallback share it. */
-export function sendError(request: IncomingMessage, response: ServerResponse, error: AppError): void {
-	const envelope: TErrorEnvelope = { code: error.code, status: error.status, message: error.message };
-	if (error.fields) envelope.fields = error.fields;
+/**
+ * How a route's failures are written: the spec's envelope, or OpenAI's error shape on the
+ * OpenAI-compatible surface (route metadata `errorFormat`).
+ */
+export type ErrorFormat = "envelope" | "openai";
+
+/** The spec's error envelope (or OpenAI's shape), on plain node:http: every route's failures are answered here. */
+export function sendError(request: IncomingMessage, response: ServerResponse, error: AppError, format: ErrorFormat = "envelope"): void {
 	for (const [name, value] of Object.entries(error.headers ?? {})) response.setHeader(name, value);
 	settleUnreadBody(request, response);
-	sendJson(response, error.status, envelope);
+	sendJson(response, error.status, format === "openai" ? openAiErrorBody(error) : envelopeOf(error));
+}
+
+function envelopeOf(error: AppError): TErrorEnvelope {
+	const envelope: TErrorEnvelope = { code: error.code, status: error.status, message: error.message };
+	if (error.fields) envelope.fields = error.fields;
+	return envelope;
 }
 
 export function sendJson(response: ServerResponse, status: number, body: unknown): void {
@@ -87,7 +98,7 @@ export function discardRestOfBody(request: IncomingMessage, maxBytes: number): v
  * Answers any failure with the envelope. Known errors keep their code and status; anything else is
  * our fault: logged with the request id, and the caller learns nothing internal.
  */
-export function respondWithError(logger: Logger, requestId: string, request: IncomingMessage, response: ServerResponse, error: unknown): void {
+export function respondWithError(logger: Logger, requestId: string, request: IncomingMessage, response: ServerResponse, error: unknown, format: ErrorFormat = "envelope"): void {
 	const known = error instanceof AppError ? error : undefined;
 	if (known) {
 		if (known.status >= 500) logger.warn("request failed upstream", { requestId, code: known.code, message: known.message });
@@ -95,7 +106,7 @@ export function respondWithError(logger: Logger, requestId: string, request: Inc
 			response.destroy();
 			return;
 		}
-		return sendError(request, response, known);
+		return sendError(request, response, known, format);
 	}
 	if (isUnavailable(error)) {
 		// The database is restarting or unreachable: worth a retry in a moment, and not a bug of ours.
@@ -108,7 +119,7 @@ export function respondWithError(logger: Logger, requestId: string, request: Inc
 		response.destroy();
 		return;
 	}
-	sendError(request, response, new AppError("INTERNAL_ERROR", `Internal error; quote request id ${requestId} when reporting it`));
+	sendError(request, response, new AppError("INTERNAL_ERROR", `Internal error; quote request id ${requestId} when reporting it`), format);
 }
 
 interface ClientErrorAnswer {

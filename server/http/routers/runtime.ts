@@ -13,7 +13,7 @@ import { clientPresence, openSseStream } from "../sse";
  * generation reached its provider (from then on it is traced), so they come with the JSON answer,
  * with the stream's opening, and with an error answered after that point.
  */
-function callerOf(response: ServerResponse, traceId: string, served: TServedAssistant | undefined): GenerationCaller {
+export function callerOf(response: ServerResponse, traceId: string, served: TServedAssistant | undefined): GenerationCaller {
 	return clientPresence(response, () => {
 		if (response.headersSent) return;
 		response.setHeader(GENERATION_HEADERS.traceId, traceId);

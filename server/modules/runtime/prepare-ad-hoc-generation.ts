@@ -1,4 +1,5 @@
 import type { TExecuteRequest } from "../../../contract/schemas/runtime";
+import type { ChatMessage } from "../../providers/types";
 import { newId } from "../../shared/ids";
 import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
@@ -8,7 +9,10 @@ import type { TracedGenerationInput } from "./run-generation";
  * An ad-hoc generation (POST /runtime/execute and /runtime/stream): the caller names provider,
  * model and messages. The trace id is assigned here, so the answer can name it.
  */
-export async function prepareAdHocGeneration(context: UseCaseContext, input: TExecuteRequest & { workspaceId?: string }): Promise<TracedGenerationInput> {
+export async function prepareAdHocGeneration(
+	context: UseCaseContext,
+	input: Omit<TExecuteRequest, "messages"> & { messages: ChatMessage[]; workspaceId?: string },
+): Promise<TracedGenerationInput> {
 	const workspaceId = await authorizeWorkspace(context, "generations:run", input.workspaceId);
 	return {
 		origin: { workspaceId, principal: context.principal, traceId: newId("trace") },

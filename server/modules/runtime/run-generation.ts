@@ -1,7 +1,7 @@
 import { GENERATION_DEFAULTS, type TGenerationConfig, type TGenerationResult } from "../../../contract/schemas/runtime";
 import type { ProviderName } from "../../db/entities";
 import { ProviderError } from "../../providers/provider-error";
-import type { ChatMessage, GenerationOutput, GenerationRequest, TokenUsage } from "../../providers/types";
+import type { ChatMessage, GenerationOutput, GenerationRequest, TokenUsage, ToolCall } from "../../providers/types";
 import { type GenerationStep, type LoopStreamEvent, newLoopState, runToolLoop, streamToolLoop } from "../../tools/run-tool-loop";
 import type { Toolbox, ToolCallRecord } from "../../tools/toolbox";
 import { EMPTY_USAGE } from "../../providers/types";
@@ -37,9 +37,17 @@ export interface GenerationInput {
 	model: string;
 	messages: ChatMessage[];
 	config: TGenerationConfig;
+	/** Provider request fields beyond the config that some callers set (the OpenAI-compatible surface). */
+	options?: GenerationOptions;
 	/** An assistant's tools, run on the server in a loop of at most `maxToolSteps` tool turns. */
 	tools?: { toolbox: Toolbox; maxToolSteps: number };
 }
+
+/** `tools` / `toolChoice` here are the caller's own (client-side) tools: offered to the model, its calls returned, never run here. */
+export type GenerationOptions = Pick<GenerationRequest, "jsonSchema" | "stop" | "seed" | "user" | "tools" | "toolChoice">;
+
+/** A generation's answer; with client-side tools, the calls the model asked for (as it wrote them). */
+export type GenerationAnswer = TGenerationResult & { clientToolCalls?: ToolCall[] };
 
 /**
  * The transport's side of a generation: whether its caller is still there, and a call once the
@@ -76,6 +84,7 @@ function toProviderRequest(input: GenerationInput, messages: ChatMessage[] = inp
 		temperature: input.config.temperature,
 		maxOutputTokens: input.config.maxOutputTokens,
 		responseFormat: input.config.responseFormat,
+		...input.options,
 	};
 }
 
@@ -88,7 +97,7 @@ function asProviderError(error: unknown, providerName: string): ProviderError {
  * POST /runtime/execute and the assistant endpoint: one answer, retried on transient failures.
  * Every generation, failed ones too, is traced (off the response path) and its cost counted.
  */
-export async function executeGeneration(context: UseCaseContext, input: GenerationInput, caller?: GenerationCaller): Promise<TGenerationResult> {
+export async function executeGeneration(context: UseCaseContext, input: GenerationInput, caller?: GenerationCaller): Promise<GenerationAnswer> {
 	const { services } = context;
 	const adapter = await services.providers.forWorkspace(() => context.em, input.origin.workspaceId, input.providerName);
 	const traceId = input.origin.traceId ?? newId("trace");
@@ -142,6 +151,7 @@ export async function executeGeneration(context: UseCaseContext, input: Generati
 			usage: output.usage,
 			traceId,
 			...(input.tools ? { toolCalls: loop.toolCalls.map(presentToolCall) } : {}),
+			...(input.options?.tools ? { clientToolCalls: output.toolCalls } : {}),
 		};
 	} catch (error) {
 		const failure = deadline.explain(asProviderError(error, input.providerName));

@@ -34,7 +34,7 @@ export function traceOf(outcome: GenerationOutcome): PendingTrace {
 		environment: input.origin.assistant?.environment ?? null,
 		provider: input.providerName,
 		model: input.model,
-		input: { messages: input.messages, config: input.config },
+		input: input.options ? { messages: input.messages, config: input.config, options: input.options } : { messages: input.messages, config: input.config },
 		output: outcome.output,
 		steps: outcome.steps ? outcome.steps.map((step) => (step.type === "model" ? { ...step, costMicroUsd: costInMicroUsd(input.model, step) } : step)) : null,
 		latencyMs: Math.round(outcome.latencyMs),

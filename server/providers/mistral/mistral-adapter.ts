@@ -39,6 +39,16 @@ function toUsage(usage: { promptTokens?: number; completionTokens?: number; tota
 	return { inputTokens, outputTokens, totalTokens: usage.totalTokens ?? inputTokens + outputTokens };
 }
 
+/** JSON mode, or with a schema Mistral's structured outputs (`json_schema`; the SDK names the schema `schemaDefinition`). */
+function responseFormatOf(request: GenerationRequest) {
+	const schema = request.jsonSchema;
+	if (!schema) return { type: "json_object" as const };
+	return {
+		type: "json_schema" as const,
+		jsonSchema: { name: schema.name, schemaDefinition: schema.schema, ...(schema.description !== undefined ? { description: schema.description } : {}), ...(schema.strict !== undefined ? { strict: schema.strict } : {}) },
+	};
+}
+
 function toMistralMessage(message: ChatMessage): ChatCompletionRequest["messages"][number] {
 	switch (message.role) {
 		case "tool":
@@ -118,7 +128,9 @@ export function createMistralAdapter(connection: ProviderConnection, upstream: U
 			: {}),
 		...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
 		...(request.maxOutputTokens !== undefined ? { maxTokens: request.maxOutputTokens } : {}),
-		...(request.responseFormat === "json" ? { responseFormat: { type: "json_object" as const } } : {}),
+		...(request.responseFormat === "json" ? { responseFormat: responseFormatOf(request) } : {}),
+		...(request.stop !== undefined ? { stop: request.stop } : {}),
+		...(request.seed !== undefined ? { randomSeed: request.seed } : {}),
 	});
 
 	return {

@@ -30,6 +30,16 @@ export function normaliseFinishReason(reason: string | null | undefined): Finish
 	}
 }
 
+/** JSON mode, or with a schema OpenAI's structured outputs (`json_schema`). */
+function responseFormatOf(request: GenerationRequest) {
+	const schema = request.jsonSchema;
+	if (!schema) return { type: "json_object" as const };
+	return {
+		type: "json_schema" as const,
+		json_schema: { name: schema.name, schema: schema.schema, ...(schema.description !== undefined ? { description: schema.description } : {}), ...(schema.strict !== undefined ? { strict: schema.strict } : {}) },
+	};
+}
+
 /** Our messages in Chat Completions' shape: assistant tool calls and `tool` results. */
 function toWireMessage(message: ChatMessage): object {
 	switch (message.role) {
@@ -108,7 +118,10 @@ export function createOpenAiAdapter(options: OpenAiAdapterOptions): ProviderAdap
 			: {}),
 		...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
 		...(request.maxOutputTokens !== undefined ? { [options.maxTokensParameter]: request.maxOutputTokens } : {}),
-		...(request.responseFormat === "json" ? { response_format: { type: "json_object" as const } } : {}),
+		...(request.responseFormat === "json" ? { response_format: responseFormatOf(request) } : {}),
+		...(request.stop !== undefined ? { stop: request.stop } : {}),
+		...(request.seed !== undefined ? { seed: request.seed } : {}),
+		...(request.user !== undefined ? { user: request.user } : {}),
 	});
 
 	return {
