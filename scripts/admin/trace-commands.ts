@@ -1,4 +1,5 @@
 /** Traces: the workspace's generations. */
+import { TRACE_CALLER_TYPES } from "../../contract/inputs/traces";
 import { type CommandSpec, flag, workspaceFlag } from "./command-spec";
 
 export const TRACE_COMMANDS: CommandSpec[] = [
@@ -11,7 +12,10 @@ export const TRACE_COMMANDS: CommandSpec[] = [
 			workspaceFlag,
 			flag("assistant", "string", "Only this assistant's generations (its id: admin assistant get)", { key: "assistantId", placeholder: "ID" }),
 			flag("kind", "string", "Only this kind of generation", { choices: ["assistant", "playground", "execute", "evaluation"] }),
+			flag("version", "string", "Only generations answered by this assistant version (its id)", { key: "versionId", placeholder: "ID" }),
+			flag("environment", "string", "Only generations served by this environment (its id)", { key: "environmentId", placeholder: "ID" }),
 			flag("principal", "string", "Only generations asked by this API key id or user id", { key: "principalId", placeholder: "ID" }),
+			flag("caller-type", "string", "Only generations asked through this way in", { key: "principalType", choices: [...TRACE_CALLER_TYPES] }),
 			flag("failed", "boolean", "Only failures (--failed=false: only successes)"),
 			flag("since", "string", "At or after this time", { placeholder: "TIME" }),
 			flag("until", "string", "Before this time", { placeholder: "TIME" }),

@@ -11,11 +11,11 @@ describe("reading OpenAI completions and stream chunks", () => {
 			],
 			usage: { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9, prompt_tokens_details: { cached_tokens: 0 } },
 		};
-		expect(readCompletion(body)).toEqual({ content: "Hi", finishReason: "length", usage: { inputTokens: 7, outputTokens: 2, totalTokens: 9 } });
+		expect(readCompletion(body)).toEqual({ content: "Hi", finishReason: "length", toolCalls: [], usage: { inputTokens: 7, outputTokens: 2, totalTokens: 9 } });
 	});
 
 	it("takes null content as empty, a missing usage as unknown, and a missing total as the sum", () => {
-		expect(readCompletion({ choices: [{ message: { content: null }, finish_reason: null }] })).toEqual({ content: "", finishReason: null, usage: null });
+		expect(readCompletion({ choices: [{ message: { content: null }, finish_reason: null }] })).toEqual({ content: "", finishReason: null, toolCalls: [], usage: null });
 		expect(readCompletion({ choices: [{ message: {} }], usage: { prompt_tokens: 3, completion_tokens: 4 } })?.usage).toEqual({ inputTokens: 3, outputTokens: 4, totalTokens: 7 });
 	});
 
@@ -41,11 +41,12 @@ describe("reading OpenAI completions and stream chunks", () => {
 	});
 
 	it("reads deltas, finish reasons and the usage-only last chunk", () => {
-		expect(readChunk({ choices: [{ index: 0, delta: { role: "assistant", content: "Hel" }, finish_reason: null }] })).toEqual({ content: "Hel", finishReason: null, usage: null });
-		expect(readChunk({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })).toEqual({ content: undefined, finishReason: "stop", usage: null });
+		expect(readChunk({ choices: [{ index: 0, delta: { role: "assistant", content: "Hel" }, finish_reason: null }] })).toEqual({ content: "Hel", finishReason: null, toolCalls: [], usage: null });
+		expect(readChunk({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })).toEqual({ content: undefined, finishReason: "stop", toolCalls: [], usage: null });
 		expect(readChunk({ choices: [], usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 } })).toEqual({
 			content: undefined,
 			finishReason: undefined,
+			toolCalls: [],
 			usage: { inputTokens: 10, outputTokens: 2, totalTokens: 12 },
 		});
 		expect(readChunk({ choices: [{ delta: null, finish_reason: "stop" }] })?.finishReason).toBe("stop");
