@@ -17,3 +17,28 @@ export function ErrorAlert({ error, title }: { error: unknown; title?: string })
 	const message = error instanceof ApiError || error instanceof Error ? error.message : String(error);
 	return <Alert title={title}>{<p>{message}</p>}</Alert>;
 }
+
+/**
+ * A refusal above a form: the envelope's message, and the issues of fields that have no input of
+ * their own here (those with one are shown next to it).
+ */
+export function FormErrorAlert({ error, fieldsShown, title }: { error: unknown; fieldsShown: (field: string) => boolean; title?: string }) {
+	if (!error) return null;
+	if (!(error instanceof ApiError) || error.fields.length === 0) return <ErrorAlert error={error} title={title} />;
+	const elsewhere = error.fields.filter((entry) => !fieldsShown(entry.field));
+	return (
+		<Alert title={title ?? error.message}>
+			{elsewhere.length > 0 ? (
+				<ul>
+					{elsewhere.map((entry) => (
+						<li key={`${entry.field}:${entry.issue}`}>
+							<code>{entry.field}</code>: {entry.issue}
+						</li>
+					))}
+				</ul>
+			) : (
+				<p>The fields that need attention say why.</p>
+			)}
+		</Alert>
+	);
+}

@@ -3,7 +3,7 @@ import { Link, Outlet, useParams } from "@tanstack/react-router";
 import { type FormEvent, useState } from "react";
 import { ApiError, managementApi, unwrap } from "../../api/management-client";
 import { roleAtLeast, useWorkspace } from "../../app/workspace-context";
-import { ErrorAlert } from "../../ui/alert";
+import { ErrorAlert, FormErrorAlert } from "../../ui/alert";
 import { Badge } from "../../ui/badge";
 import { Button } from "../../ui/button";
 import { ConfirmDialog, Dialog } from "../../ui/dialog";
@@ -11,7 +11,7 @@ import { TextAreaField, TextField } from "../../ui/field";
 import { PageHeader } from "../../ui/page";
 import { LoadingState } from "../../ui/spinner";
 import { type AssistantDetails, assistantQuery, assistantsKey } from "./assistant-queries";
-import { FormErrorAlert, ServedBadges } from "./served-badges";
+import { ServedBadges } from "./served-badges";
 
 /** The slug of the assistant the page is about (the route guarantees it). */
 export function useAssistantSlug(): string {

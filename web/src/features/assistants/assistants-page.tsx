@@ -1,19 +1,19 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate } from "@tanstack/react-router";
-import { type FormEvent, useState } from "react";
-import { ApiError, managementApi, unwrap } from "../../api/management-client";
+import { useState } from "react";
+import { managementApi, unwrap } from "../../api/management-client";
 import { roleAtLeast, useWorkspace } from "../../app/workspace-context";
 import { ErrorAlert } from "../../ui/alert";
 import { Badge } from "../../ui/badge";
 import { Button } from "../../ui/button";
-import { Dialog } from "../../ui/dialog";
 import { CheckboxField, TextAreaField, TextField } from "../../ui/field";
+import { FormDialog } from "../../ui/form-dialog";
 import { formatDateTime } from "../../ui/format";
 import { EmptyState, PageHeader } from "../../ui/page";
 import { LoadingState } from "../../ui/spinner";
 import { Table } from "../../ui/table";
 import { assistantListQuery, assistantsKey } from "./assistant-queries";
-import { FormErrorAlert, ServedBadges } from "./served-badges";
+import { ServedBadges } from "./served-badges";
 
 /** Assistants: what each environment serves, archived ones on request, and a new one. */
 export function AssistantsPage() {
@@ -103,57 +103,45 @@ function CreateAssistantDialog({ workspaceId }: { workspaceId: string }) {
 			await navigate({ to: "/workspaces/$workspaceId/assistants/$slug", params: { workspaceId, slug: created.slug } });
 		},
 	});
-	const issue = (field: string) => (create.error instanceof ApiError ? create.error.issueFor(field) : undefined);
-	const submit = (event: FormEvent) => {
-		event.preventDefault();
-		create.mutate();
-	};
 	return (
-		<Dialog
+		<FormDialog
 			open={open}
-			onOpenChange={(next) => {
-				setOpen(next);
-				if (!next) create.reset();
-			}}
+			setOpen={setOpen}
+			mutation={create}
 			title="New assistant"
 			description="It starts with an empty draft; nothing is served until you publish a version."
 			trigger={<Button>New assistant</Button>}
+			fields={["name", "slug", "description"]}
+			submitLabel="Create assistant"
 		>
-			<form onSubmit={submit} noValidate>
-				<FormErrorAlert error={create.error} fieldsShown={(field) => ["name", "slug", "description"].includes(field)} />
-				<TextField
-					label="Name"
-					value={name}
-					onChange={(event) => {
-						setName(event.target.value);
-						if (!slugEdited) setSlug(slugFrom(event.target.value));
-					}}
-					error={issue("name")}
-					required
-					autoFocus
-				/>
-				<TextField
-					label="Slug"
-					description="How programs call it: POST /runtime/assistants/<slug>. Lowercase letters, digits and dashes; it never changes."
-					value={slug}
-					onChange={(event) => {
-						setSlug(event.target.value);
-						setSlugEdited(true);
-					}}
-					error={issue("slug")}
-					required
-					spellCheck={false}
-				/>
-				<TextAreaField label="Description" optional value={description} onChange={(event) => setDescription(event.target.value)} error={issue("description")} rows={3} />
-				<div className="dialog-actions">
-					<Button variant="secondary" onClick={() => setOpen(false)}>
-						Cancel
-					</Button>
-					<Button type="submit" pending={create.isPending}>
-						Create assistant
-					</Button>
-				</div>
-			</form>
-		</Dialog>
+			{(issue) => (
+				<>
+					<TextField
+						label="Name"
+						value={name}
+						onChange={(event) => {
+							setName(event.target.value);
+							if (!slugEdited) setSlug(slugFrom(event.target.value));
+						}}
+						error={issue("name")}
+						required
+						autoFocus
+					/>
+					<TextField
+						label="Slug"
+						description="How programs call it: POST /runtime/assistants/<slug>. Lowercase letters, digits and dashes; it never changes."
+						value={slug}
+						onChange={(event) => {
+							setSlug(event.target.value);
+							setSlugEdited(true);
+						}}
+						error={issue("slug")}
+						required
+						spellCheck={false}
+					/>
+					<TextAreaField label="Description" optional value={description} onChange={(event) => setDescription(event.target.value)} error={issue("description")} rows={3} />
+				</>
+			)}
+		</FormDialog>
 	);
 }

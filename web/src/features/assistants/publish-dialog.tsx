@@ -5,7 +5,7 @@ import { Button } from "../../ui/button";
 import { Dialog } from "../../ui/dialog";
 import { SelectField } from "../../ui/field";
 import { type AssistantDetails, type AssistantVersion, assistantsKey, type Environment } from "./assistant-queries";
-import { FormErrorAlert } from "./served-badges";
+import { FormErrorAlert } from "../../ui/alert";
 
 /**
  * Publishing: pick a version and an environment; the dialog says, before anything changes, what

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ApiError, managementApi, unwrap } from "../../api/management-client";
 import { roleAtLeast, useWorkspace } from "../../app/workspace-context";
-import { ErrorAlert } from "../../ui/alert";
+import { ErrorAlert, FormErrorAlert } from "../../ui/alert";
 import { Button } from "../../ui/button";
 import { ConfirmDialog, Dialog } from "../../ui/dialog";
 import { TextAreaField, TextField } from "../../ui/field";
@@ -11,7 +11,6 @@ import { PageHeader } from "../../ui/page";
 import { LoadingState } from "../../ui/spinner";
 import { Table } from "../../ui/table";
 import { assistantsKey, type Environment, environmentsKey, environmentsQuery } from "../assistants/assistant-queries";
-import { FormErrorAlert } from "../assistants/served-badges";
 
 /** Deployment environments: production always, and any others (staging, preview) assistants are published to. */
 export function EnvironmentsPage() {

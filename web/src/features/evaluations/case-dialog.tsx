@@ -5,9 +5,9 @@ import { Button } from "../../ui/button";
 import { Dialog } from "../../ui/dialog";
 import { CheckboxField, SelectField, TextAreaField, TextField } from "../../ui/field";
 import { providersQuery } from "../assistants/assistant-queries";
-import { FormErrorAlert } from "../assistants/served-badges";
 import { type EvaluationCase, evaluationsKey } from "./evaluation-queries";
 import { newScorerDraft, SCORER_LABELS, SCORER_TYPES, type ScorerDraft, scorerDraftFrom, ScorerFormError, type ScorerType, scorerSpecFrom } from "./scorer-drafts";
+import { FormErrorAlert } from "../../ui/alert";
 
 /**
  * A case's form: its input, expected output, variables and scorers, each scorer with its own

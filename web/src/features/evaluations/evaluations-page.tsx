@@ -1,17 +1,16 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate } from "@tanstack/react-router";
-import { type FormEvent, useState } from "react";
-import { ApiError, managementApi, unwrap } from "../../api/management-client";
+import { useState } from "react";
+import { managementApi, unwrap } from "../../api/management-client";
 import { roleAtLeast, useWorkspace } from "../../app/workspace-context";
 import { ErrorAlert } from "../../ui/alert";
 import { Button } from "../../ui/button";
-import { Dialog } from "../../ui/dialog";
 import { TextAreaField, TextField } from "../../ui/field";
+import { FormDialog } from "../../ui/form-dialog";
 import { formatDateTime } from "../../ui/format";
 import { EmptyState, PageHeader, Section } from "../../ui/page";
 import { LoadingState } from "../../ui/spinner";
 import { Table } from "../../ui/table";
-import { FormErrorAlert } from "../assistants/served-badges";
 import { datasetsQuery, evaluationsKey, runsQuery } from "./evaluation-queries";
 import { RunsTable } from "./run-status";
 
@@ -90,35 +89,23 @@ function CreateDatasetDialog({ workspaceId }: { workspaceId: string }) {
 			await navigate({ to: "/workspaces/$workspaceId/evaluations/datasets/$datasetId", params: { workspaceId, datasetId: created.id } });
 		},
 	});
-	const issue = (field: string) => (create.error instanceof ApiError ? create.error.issueFor(field) : undefined);
-	const submit = (event: FormEvent) => {
-		event.preventDefault();
-		create.mutate();
-	};
 	return (
-		<Dialog
+		<FormDialog
 			open={open}
-			onOpenChange={(next) => {
-				setOpen(next);
-				if (!next) create.reset();
-			}}
+			setOpen={setOpen}
+			mutation={create}
 			title="New dataset"
 			description="Empty at first: add cases one by one or import them from a CSV or JSON Lines file."
 			trigger={<Button>New dataset</Button>}
+			fields={["name", "description"]}
+			submitLabel="Create dataset"
 		>
-			<form onSubmit={submit} noValidate>
-				<FormErrorAlert error={create.error} fieldsShown={(field) => ["name", "description"].includes(field)} />
-				<TextField label="Name" value={name} onChange={(event) => setName(event.target.value)} error={issue("name")} required autoFocus />
-				<TextAreaField label="Description" optional value={description} onChange={(event) => setDescription(event.target.value)} error={issue("description")} rows={3} />
-				<div className="dialog-actions">
-					<Button variant="secondary" onClick={() => setOpen(false)}>
-						Cancel
-					</Button>
-					<Button type="submit" pending={create.isPending}>
-						Create dataset
-					</Button>
-				</div>
-			</form>
-		</Dialog>
+			{(issue) => (
+				<>
+					<TextField label="Name" value={name} onChange={(event) => setName(event.target.value)} error={issue("name")} required autoFocus />
+					<TextAreaField label="Description" optional value={description} onChange={(event) => setDescription(event.target.value)} error={issue("description")} rows={3} />
+				</>
+			)}
+		</FormDialog>
 	);
 }

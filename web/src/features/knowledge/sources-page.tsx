@@ -1,17 +1,17 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate } from "@tanstack/react-router";
-import { type FormEvent, useState } from "react";
-import { ApiError, managementApi, unwrap } from "../../api/management-client";
+import { useState } from "react";
+import { managementApi, unwrap } from "../../api/management-client";
 import { roleAtLeast, useWorkspace } from "../../app/workspace-context";
 import { ErrorAlert } from "../../ui/alert";
 import { Button } from "../../ui/button";
-import { ConfirmDialog, Dialog } from "../../ui/dialog";
+import { ConfirmDialog } from "../../ui/dialog";
 import { SelectField, TextAreaField, TextField } from "../../ui/field";
+import { FormDialog } from "../../ui/form-dialog";
 import { formatDateTime } from "../../ui/format";
 import { EmptyState, PageHeader } from "../../ui/page";
 import { LoadingState } from "../../ui/spinner";
 import { Table } from "../../ui/table";
-import { FormErrorAlert } from "../assistants/served-badges";
 import { knowledgeKey, type KnowledgeSource, sourcesQuery } from "./knowledge-queries";
 
 /** The embedding models a source can be created with; fixed for the source's life. */
@@ -137,42 +137,30 @@ function CreateSourceDialog({ workspaceId }: { workspaceId: string }) {
 			await navigate({ to: "/workspaces/$workspaceId/knowledge/$sourceId", params: { workspaceId, sourceId: created.id } });
 		},
 	});
-	const issue = (field: string) => (create.error instanceof ApiError ? create.error.issueFor(field) : undefined);
-	const submit = (event: FormEvent) => {
-		event.preventDefault();
-		create.mutate();
-	};
 	return (
-		<Dialog
+		<FormDialog
 			open={open}
-			onOpenChange={(next) => {
-				setOpen(next);
-				if (!next) create.reset();
-			}}
+			setOpen={setOpen}
+			mutation={create}
 			title="New knowledge source"
 			description="The embedding model is fixed for the source's life, so its vectors never mix."
 			trigger={<Button>New source</Button>}
+			fields={["name", "description"]}
+			submitLabel="Create source"
 		>
-			<form onSubmit={submit} noValidate>
-				<FormErrorAlert error={create.error} fieldsShown={(field) => ["name", "description"].includes(field)} />
-				<TextField label="Name" value={name} onChange={(event) => setName(event.target.value)} error={issue("name")} required autoFocus />
-				<TextAreaField label="Description" optional value={description} onChange={(event) => setDescription(event.target.value)} error={issue("description")} rows={2} />
-				<SelectField label="Embedding model" value={embedding} onChange={(event) => setEmbedding(event.target.value)} error={issue("embeddingModel")}>
-					{EMBEDDING_CHOICES.map((choice) => (
-						<option key={choice.value} value={choice.value}>
-							{choice.label}
-						</option>
-					))}
-				</SelectField>
-				<div className="dialog-actions">
-					<Button variant="secondary" onClick={() => setOpen(false)}>
-						Cancel
-					</Button>
-					<Button type="submit" pending={create.isPending}>
-						Create source
-					</Button>
-				</div>
-			</form>
-		</Dialog>
+			{(issue) => (
+				<>
+					<TextField label="Name" value={name} onChange={(event) => setName(event.target.value)} error={issue("name")} required autoFocus />
+					<TextAreaField label="Description" optional value={description} onChange={(event) => setDescription(event.target.value)} error={issue("description")} rows={2} />
+					<SelectField label="Embedding model" value={embedding} onChange={(event) => setEmbedding(event.target.value)} error={issue("embeddingModel")}>
+						{EMBEDDING_CHOICES.map((choice) => (
+							<option key={choice.value} value={choice.value}>
+								{choice.label}
+							</option>
+						))}
+					</SelectField>
+				</>
+			)}
+		</FormDialog>
 	);
 }
