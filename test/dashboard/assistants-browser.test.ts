@@ -291,7 +291,9 @@ describe("assistants in the dashboard, in a real browser", { timeout: 300_000 },
 		// The session ends elsewhere (sign out everywhere from another device).
 		const session = (await (await page.request.get(`${platform.url}/management/session`)).json()) as { csrfToken: string };
 		expect((await page.request.delete(`${platform.url}/management/session?everywhere=true`, { headers: { "x-csrf-token": session.csrfToken, origin: platform.url } })).status()).toBe(200);
-		await assistantNav(page).getByRole("link", { name: "Versions" }).click();
+		// Opened by address: a background refetch of the editor may already have answered 401 and sent the
+		// page to sign-in, which would take the link being clicked away.
+		await page.goto(`${platform.url}${workspacePath()}/assistants/support-bot/versions`);
 		await page.getByRole("heading", { name: "Sign in" }).waitFor();
 		await page.getByLabel("Email").fill(workspace.ownerEmail);
 		await page.getByLabel("Password").fill(TEST_PASSWORD);
