@@ -55,6 +55,8 @@ const ZEnvironment = z.object({
 	KNOWLEDGE_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.5).default(0.5),
 	// Search structures one process keeps across all sources, least recently searched leave first.
 	KNOWLEDGE_SEARCH_MEMORY_MB: z.coerce.number().int().min(16).default(512),
+	// Where search index files are kept, so a restart opens them instead of rebuilding (default DATA_DIR/knowledge-index).
+	KNOWLEDGE_INDEX_DIR: z.string().min(1).optional(),
 	// Parsing: processes and each document's budgets (docs/knowledge.md, Parsing budgets).
 	KNOWLEDGE_PARSER_PROCESSES: z.coerce.number().int().min(1).max(64).default(DEFAULT_PARSING_OPTIONS.processes),
 	KNOWLEDGE_PARSER_MEMORY_MB: z.coerce.number().int().min(128).default(DEFAULT_PARSING_OPTIONS.memoryMegabytes),
@@ -248,6 +250,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 			uploadUrlTtlSeconds: env.KNOWLEDGE_UPLOAD_URL_TTL_SECONDS,
 			pollIntervalSeconds: env.KNOWLEDGE_POLL_INTERVAL_SECONDS,
 			searchMemoryBytes: env.KNOWLEDGE_SEARCH_MEMORY_MB * 1024 ** 2,
+			indexDirectory: resolve(env.KNOWLEDGE_INDEX_DIR ?? join(dataDirectory, "knowledge-index")),
 			storage:
 				env.KNOWLEDGE_STORAGE === "s3"
 					? {

@@ -31,6 +31,11 @@ export interface KnowledgeOptions {
 	 * past it the least recently searched sources leave memory and load again on their next search.
 	 */
 	searchMemoryBytes: number;
+	/**
+	 * Where search index files are kept (KNOWLEDGE_INDEX_DIR): a restart opens them instead of
+	 * rebuilding from PostgreSQL. Undefined: nothing is written to disk (every load builds).
+	 */
+	indexDirectory?: string;
 }
 
 export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
