@@ -5,7 +5,7 @@ import { getAssistantDraft } from "../../server/modules/assistants/get-assistant
 import { createKnowledgeSource } from "../../server/modules/knowledge/create-knowledge-source";
 import { setProviderCredential } from "../../server/modules/provider-credentials/set-provider-credential";
 import { createUser } from "../../server/modules/tenancy/create-user";
-import { launchBrowser, newPersonContext, screenshotForDocs, seriousAccessibilityViolations } from "../helpers/browser";
+import { launchBrowser, newPersonContext, checkDashboardPage, signInThroughPage } from "../helpers/browser";
 import { startTestPlatform, TEST_PASSWORD, type TestPlatform, type TestWorkspace } from "../helpers/platform";
 import { type ProviderStandIn, startProviderStandIn } from "../helpers/provider-stand-in";
 
@@ -45,15 +45,7 @@ describe("assistants in the dashboard, in a real browser", { timeout: 300_000 },
 
 	const workspacePath = () => `/workspaces/${workspace.workspaceId}`;
 
-	async function signIn(context: BrowserContext, email: string, path: string): Promise<Page> {
-		const page = await context.newPage();
-		await page.goto(`${platform.url}${path}`);
-		await page.getByLabel("Email").fill(email);
-		await page.getByLabel("Password").fill(TEST_PASSWORD);
-		await page.getByRole("button", { name: "Sign in" }).click();
-		await page.waitForURL((url) => url.pathname === path);
-		return page;
-	}
+	const signIn = (context: BrowserContext, email: string, path: string) => signInThroughPage(context, platform.url, email, path, TEST_PASSWORD);
 
 	/** What the runtime serves now, as a program with an API key gets it. */
 	async function runtimeAnswer(): Promise<{ content: string; version: number }> {
@@ -63,20 +55,6 @@ describe("assistants in the dashboard, in a real browser", { timeout: 300_000 },
 		return { content: body.message.content, version: body.assistant.version };
 	}
 
-	/** No serious or critical axe finding, and nothing wider than the window (200% zoom of a 1280 px window is 640 CSS px). */
-	async function checkPage(page: Page, screenshot?: string): Promise<void> {
-		expect(await seriousAccessibilityViolations(page)).toEqual([]);
-		if (screenshot) {
-			await page.evaluate("window.scrollTo(0, 0)");
-			await screenshotForDocs(page, screenshot);
-		}
-		const size = page.viewportSize();
-		for (const width of [768, 640]) {
-			await page.setViewportSize({ width, height: 900 });
-			expect(await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth"), `page wider than ${width} px`).toBeLessThanOrEqual(0);
-		}
-		if (size) await page.setViewportSize(size);
-	}
 
 	const assistantNav = (page: Page) => page.getByRole("navigation", { name: "Assistant pages" });
 
@@ -167,13 +145,13 @@ describe("assistants in the dashboard, in a real browser", { timeout: 300_000 },
 		const metrics = page.locator("dl.metrics");
 		await metrics.getByText("$", { exact: false }).waitFor();
 		await expect(metrics.textContent()).resolves.toMatch(/Input tokens40Output tokens12Latency[\d.]+ m?s/);
-		await checkPage(page, "assistant-editor");
+		await checkDashboardPage(page, "assistant-editor");
 
 		// Version 1, published to production: the runtime answers from it.
 		await createVersion(page, "First version", 1);
 		await publish(page, 1);
 		await expect(runtimeAnswer()).resolves.toEqual({ content: "Answer under: You are version one, helping Grace.", version: 1 });
-		await checkPage(page, "assistant-deployments");
+		await checkDashboardPage(page, "assistant-deployments");
 
 		// Unsaved changes are not lost by a stray click.
 		await assistantNav(page).getByRole("link", { name: "Editor and playground" }).click();
@@ -192,7 +170,7 @@ describe("assistants in the dashboard, in a real browser", { timeout: 300_000 },
 		// Versions, and the difference between the two.
 		await assistantNav(page).getByRole("link", { name: "Versions" }).click();
 		await page.getByRole("cell", { name: "Second version" }).waitFor();
-		await checkPage(page, "assistant-versions");
+		await checkDashboardPage(page, "assistant-versions");
 		const compare = page.getByRole("form", { name: "Compare two versions" });
 		await compare.getByLabel("From").selectOption("1");
 		await compare.getByLabel("To").selectOption("2");
@@ -205,7 +183,7 @@ describe("assistants in the dashboard, in a real browser", { timeout: 300_000 },
 			expect.stringContaining("Keep it short."),
 		]);
 		await page.getByText("No setting differs").waitFor();
-		await checkPage(page, "assistant-compare");
+		await checkDashboardPage(page, "assistant-compare");
 
 		// Roll back in the UI: the confirmation names the version it will serve; the API answers from version 1 again.
 		await assistantNav(page).getByRole("link", { name: "Deployments" }).click();
@@ -233,12 +211,12 @@ describe("assistants in the dashboard, in a real browser", { timeout: 300_000 },
 		// The list says what production serves; home fills its snippets with the slug.
 		await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Assistants" }).click();
 		await page.getByRole("row", { name: /Support bot/ }).getByText("production: version 1").waitFor();
-		await checkPage(page, "assistants");
+		await checkDashboardPage(page, "assistants");
 		await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Home" }).click();
 		await expect(page.getByLabel("Call an assistant with curl", { exact: true }).textContent()).resolves.toContain(`${platform.url}/runtime/assistants/support-bot`);
 		await expect(page.getByLabel("Call it with the TypeScript SDK", { exact: true }).textContent()).resolves.toContain('client.assistants.run("support-bot"');
 		await page.getByLabel("MCP server address (Streamable HTTP)", { exact: true }).getByText(`${platform.url}/mcp`).waitFor();
-		await checkPage(page, "home");
+		await checkDashboardPage(page, "home");
 
 		// Environments: create, rename, and production cannot be deleted.
 		await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Environments" }).click();
@@ -255,7 +233,7 @@ describe("assistants in the dashboard, in a real browser", { timeout: 300_000 },
 		await page.getByRole("cell", { name: "Pre-production" }).waitFor();
 		await expect(page.getByRole("row", { name: /Production/ }).getByRole("button", { name: "Delete" }).isDisabled()).resolves.toBe(true);
 		await page.getByText("Always kept: the runtime's default").waitFor();
-		await checkPage(page, "environments");
+		await checkDashboardPage(page, "environments");
 		await page.getByRole("button", { name: "Delete staging" }).click();
 		await page.getByRole("alertdialog", { name: "Delete Pre-production?" }).getByRole("button", { name: "Delete environment" }).click();
 		await page.getByRole("cell", { name: "Pre-production" }).waitFor({ state: "detached" });
@@ -308,7 +286,7 @@ describe("assistants in the dashboard, in a real browser", { timeout: 300_000 },
 		const page = await signIn(context, viewerEmail, `${workspacePath()}/assistants`);
 		await page.getByRole("row", { name: /Support bot/ }).waitFor();
 		await expect(page.getByRole("button", { name: "New assistant" }).count()).resolves.toBe(0);
-		await checkPage(page);
+		await checkDashboardPage(page);
 
 		await page.getByRole("link", { name: "Support bot" }).click();
 		await page.getByRole("heading", { name: "Support bot", level: 1 }).waitFor();
@@ -320,7 +298,7 @@ describe("assistants in the dashboard, in a real browser", { timeout: 300_000 },
 		await expect(page.getByLabel("Provider").isDisabled()).resolves.toBe(true);
 		await expect(page.getByRole("form", { name: "Playground" }).getByRole("button", { name: "Run" }).isDisabled()).resolves.toBe(true);
 		await page.getByText("running it costs money and needs member or above").waitFor();
-		await checkPage(page);
+		await checkDashboardPage(page);
 
 		await assistantNav(page).getByRole("link", { name: "Versions" }).click();
 		await page.getByRole("cell", { name: "Second version" }).waitFor();
@@ -328,7 +306,7 @@ describe("assistants in the dashboard, in a real browser", { timeout: 300_000 },
 		await assistantNav(page).getByRole("link", { name: "Deployments" }).click();
 		await page.getByRole("table", { name: "Deployment history" }).waitFor();
 		await expect(page.getByRole("button", { name: /Publish|Roll back/ }).count()).resolves.toBe(0);
-		await checkPage(page);
+		await checkDashboardPage(page);
 		await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Environments" }).click();
 		await page.getByRole("table", { name: "Environments" }).waitFor();
 		await expect(page.getByRole("button", { name: /New environment|Rename|Delete/ }).count()).resolves.toBe(0);

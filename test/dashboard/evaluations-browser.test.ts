@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "../../server/modules/tenancy/create-user";
 import { answerByRequest, useEvaluationTestbed } from "../evaluations/evaluation-fixtures";
-import { launchBrowser, newPersonContext, screenshotForDocs, seriousAccessibilityViolations } from "../helpers/browser";
+import { launchBrowser, newPersonContext, checkDashboardPage, signInThroughPage } from "../helpers/browser";
 import { TEST_PASSWORD, type TestPlatform, type TestWorkspace } from "../helpers/platform";
 import type { ProviderStandIn } from "../helpers/provider-stand-in";
 
@@ -31,30 +31,8 @@ describe("evaluations in the dashboard, in a real browser", { timeout: 300_000 }
 		await browser?.close();
 	});
 
-	async function signIn(context: BrowserContext, email: string, path: string): Promise<Page> {
-		const page = await context.newPage();
-		await page.goto(`${platform.url}${path}`);
-		await page.getByLabel("Email").fill(email);
-		await page.getByLabel("Password").fill(TEST_PASSWORD);
-		await page.getByRole("button", { name: "Sign in" }).click();
-		await page.waitForURL((url) => url.pathname === path);
-		return page;
-	}
+	const signIn = (context: BrowserContext, email: string, path: string) => signInThroughPage(context, platform.url, email, path, TEST_PASSWORD);
 
-	/** No serious or critical axe finding, and nothing wider than the window at 768 and 640 CSS px. */
-	async function checkPage(page: Page, screenshot?: string): Promise<void> {
-		expect(await seriousAccessibilityViolations(page)).toEqual([]);
-		if (screenshot) {
-			await page.evaluate("window.scrollTo(0, 0)");
-			await screenshotForDocs(page, screenshot);
-		}
-		const size = page.viewportSize();
-		for (const width of [768, 640]) {
-			await page.setViewportSize({ width, height: 900 });
-			expect(await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth"), `page wider than ${width} px`).toBeLessThanOrEqual(0);
-		}
-		if (size) await page.setViewportSize(size);
-	}
 
 	/** Starts a run from the dataset's page; with `whileRunning`, the provider holds every answer until it has run. */
 	async function startRun(page: Page, target: string, whileRunning?: () => Promise<void>): Promise<void> {
@@ -85,7 +63,7 @@ describe("evaluations in the dashboard, in a real browser", { timeout: 300_000 }
 		await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Evaluations" }).click();
 		await page.getByRole("heading", { name: "Evaluations", level: 1 }).waitFor();
 		await page.getByText("No datasets yet.").waitFor();
-		await checkPage(page);
+		await checkDashboardPage(page);
 
 		await page.getByRole("button", { name: "New dataset" }).click();
 		const create = page.getByRole("dialog", { name: "New dataset" });
@@ -118,7 +96,7 @@ describe("evaluations in the dashboard, in a real browser", { timeout: 300_000 }
 		await dialog.getByText(/^Backreferences .* not supported/).waitFor();
 		await expect(dialog.getByLabel("Scorer 1 pattern").getAttribute("aria-invalid")).resolves.toBe("true");
 		await dialog.getByLabel("Scorer 1 type").selectOption({ label: "Contains" });
-		await checkPage(page, "evaluation-case-form");
+		await checkDashboardPage(page, "evaluation-case-form");
 		await dialog.getByRole("button", { name: "Add case" }).click();
 		await dialog.waitFor({ state: "detached" });
 		await page.getByText("2 cases.").waitFor();
@@ -140,7 +118,7 @@ describe("evaluations in the dashboard, in a real browser", { timeout: 300_000 }
 		await page.getByRole("row", { name: /capital of France/ }).getByText("The capital is Paris.").waitFor();
 		const trace = page.getByRole("link", { name: "Trace of case 2" });
 		expect(await trace.getAttribute("href")).toMatch(new RegExp(`^${workspacePath()}/traces/trace_`));
-		await checkPage(page, "evaluation-run");
+		await checkDashboardPage(page, "evaluation-run");
 
 		await page.getByRole("link", { name: "Dataset", exact: true }).click();
 		await startRun(page, "Version 2 (v2)");
@@ -148,7 +126,7 @@ describe("evaluations in the dashboard, in a real browser", { timeout: 300_000 }
 		await page.getByRole("row", { name: /capital of France/ }).getByText("I am not sure.").waitFor();
 
 		await page.getByRole("link", { name: "Dataset", exact: true }).click();
-		await checkPage(page, "evaluation-dataset");
+		await checkDashboardPage(page, "evaluation-dataset");
 		const compare = page.getByRole("form", { name: "Compare two runs" });
 		expect(await compare.getByLabel("Baseline run").locator("option:checked").textContent()).toMatch(/^orbit version 1/);
 		expect(await compare.getByLabel("Candidate run").locator("option:checked").textContent()).toMatch(/^orbit version 2/);
@@ -167,10 +145,10 @@ describe("evaluations in the dashboard, in a real browser", { timeout: 300_000 }
 		expect(await cases.getByRole("columnheader", { name: /Difference/ }).getAttribute("aria-sort")).toBe("ascending");
 		expect(await firstCase()).toContain("capital of France");
 		await page.getByRole("definition").filter({ hasText: "1 case" }).first().waitFor();
-		await checkPage(page, "evaluation-compare");
+		await checkDashboardPage(page, "evaluation-compare");
 		await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Evaluations" }).click();
 		await page.getByRole("table", { name: "Latest runs" }).waitFor();
-		await checkPage(page, "evaluations");
+		await checkDashboardPage(page, "evaluations");
 		await context.close();
 	});
 
@@ -192,7 +170,7 @@ describe("evaluations in the dashboard, in a real browser", { timeout: 300_000 }
 		await dialog.getByRole("button", { name: "Import 2 cases" }).click();
 		await dialog.getByText("1 of 2 cases added, 1 refused by the server").waitFor();
 		await dialog.getByText(/^Line 4: scorers\[0\]\.tolerance: /).waitFor();
-		await checkPage(page);
+		await checkDashboardPage(page);
 		await dialog.getByRole("button", { name: "Close" }).click();
 		await page.getByText("3 cases.").waitFor();
 
@@ -217,15 +195,15 @@ describe("evaluations in the dashboard, in a real browser", { timeout: 300_000 }
 		await page.getByRole("heading", { name: "Support smoke test", level: 1 }).waitFor();
 		await page.getByRole("table", { name: "Runs of this dataset" }).waitFor();
 		await expect(page.getByRole("button", { name: /New dataset|Add case|Import cases|Replace|Delete|Start run/ }).count()).resolves.toBe(0);
-		await checkPage(page);
+		await checkDashboardPage(page);
 		await page.getByRole("table", { name: "Runs of this dataset" }).getByRole("link").first().click();
 		await page.getByRole("table", { name: "Cases and their results" }).waitFor();
 		await expect(page.getByRole("button", { name: "Cancel run" }).count()).resolves.toBe(0);
-		await checkPage(page);
+		await checkDashboardPage(page);
 		await page.getByRole("link", { name: "Dataset", exact: true }).click();
 		await page.getByRole("form", { name: "Compare two runs" }).getByRole("button", { name: "Compare runs" }).click();
 		await page.getByRole("table", { name: "Cases of both runs" }).getByText("Regressed").waitFor();
-		await checkPage(page);
+		await checkDashboardPage(page);
 
 		// Asked directly, with the viewer's own session and CSRF token, the management API refuses.
 		const session = (await (await page.request.get(`${platform.url}/management/session`)).json()) as { csrfToken: string };

@@ -10,7 +10,7 @@ import { getKnowledgeDocument } from "../../server/modules/knowledge/get-knowled
 import { listKnowledgeDocuments } from "../../server/modules/knowledge/list-knowledge-documents";
 import { setProviderCredential } from "../../server/modules/provider-credentials/set-provider-credential";
 import { createUser } from "../../server/modules/tenancy/create-user";
-import { launchBrowser, newPersonContext, screenshotForDocs, seriousAccessibilityViolations } from "../helpers/browser";
+import { launchBrowser, newPersonContext, checkDashboardPage, signInThroughPage } from "../helpers/browser";
 import { startTestPlatform, TEST_PASSWORD, type TestPlatform, type TestWorkspace } from "../helpers/platform";
 import { type ProviderStandIn, startProviderStandIn } from "../helpers/provider-stand-in";
 
@@ -52,30 +52,8 @@ describe("knowledge, traces and usage in the dashboard, in a real browser", { ti
 	 */
 	const dashboardUrl = () => platform.url.replace("//127.0.0.1:", "//localhost:");
 
-	async function signIn(context: BrowserContext, email: string, path: string): Promise<Page> {
-		const page = await context.newPage();
-		await page.goto(`${dashboardUrl()}${path}`);
-		await page.getByLabel("Email").fill(email);
-		await page.getByLabel("Password").fill(TEST_PASSWORD);
-		await page.getByRole("button", { name: "Sign in" }).click();
-		await page.waitForURL((url) => url.pathname === path);
-		return page;
-	}
+	const signIn = (context: BrowserContext, email: string, path: string) => signInThroughPage(context, dashboardUrl(), email, path, TEST_PASSWORD);
 
-	/** No serious or critical axe finding, and nothing wider than the window at 768 and 640 CSS px. */
-	async function checkPage(page: Page, screenshot?: string): Promise<void> {
-		expect(await seriousAccessibilityViolations(page)).toEqual([]);
-		if (screenshot) {
-			await page.evaluate("window.scrollTo(0, 0)");
-			await screenshotForDocs(page, screenshot);
-		}
-		const size = page.viewportSize();
-		for (const width of [768, 640]) {
-			await page.setViewportSize({ width, height: 900 });
-			expect(await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth"), `page wider than ${width} px`).toBeLessThanOrEqual(0);
-		}
-		if (size) await page.setViewportSize(size);
-	}
 
 	/** Files dropped onto the drop zone as a person's drag and drop delivers them (a drop event carrying a DataTransfer). */
 	async function dropFiles(page: Page, files: { name: string; type: string; base64: string }[]): Promise<void> {
@@ -152,11 +130,11 @@ describe("knowledge, traces and usage in the dashboard, in a real browser", { ti
 		await first.getByText("lighthouse.pdf").waitFor();
 		await expect(first.textContent()).resolves.toMatch(/lighthouse\.pdf · page 2 · score [01]\.\d{3}/);
 		await expect(first.locator("mark", { hasText: /^quartz$/i }).count()).resolves.toBeGreaterThan(0);
-		await checkPage(page, "knowledge-source");
+		await checkDashboardPage(page, "knowledge-source");
 
 		await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Knowledge" }).click();
 		await page.getByRole("row", { name: /Harbour guide/ }).getByRole("cell", { name: "2", exact: true }).waitFor();
-		await checkPage(page, "knowledge");
+		await checkDashboardPage(page, "knowledge");
 		// Deleting says how many documents go.
 		await page.getByRole("button", { name: "Delete Harbour guide" }).click();
 		const confirm = page.getByRole("alertdialog", { name: "Delete Harbour guide?" });
@@ -194,7 +172,7 @@ describe("knowledge, traces and usage in the dashboard, in a real browser", { ti
 		const failed = page.getByRole("row", { name: /broken\.pdf/ });
 		await expect(failed.locator(".field-error").textContent()).resolves.toMatch(/\w+ \w+/);
 		await failed.getByRole("button", { name: "Retry broken.pdf" }).waitFor();
-		await checkPage(page);
+		await checkDashboardPage(page);
 		await context.close();
 	});
 
@@ -224,7 +202,7 @@ describe("knowledge, traces and usage in the dashboard, in a real browser", { ti
 		await page.waitForURL((url) => url.searchParams.has("assistantId"));
 		await expect.poll(() => table.getByRole("row").count(), { timeout: 10_000 }).toBe(4);
 		await expect(table.getByRole("cell", { name: "Other bot" }).count()).resolves.toBe(0);
-		await checkPage(page, "traces");
+		await checkDashboardPage(page, "traces");
 
 		// The newest is the last question asked: its messages, tokens and cost.
 		await table.getByRole("row").nth(1).getByRole("link").click();
@@ -235,7 +213,7 @@ describe("knowledge, traces and usage in the dashboard, in a real browser", { ti
 		const metrics = page.locator("dl.trace-metrics");
 		// gpt-4o-mini: 1200 input tokens at $0.15 and 300 output at $0.60 per million = $0.00036.
 		await expect(metrics.textContent()).resolves.toMatch(/Input tokens1200Output tokens300Cost\$0\.00036/);
-		await checkPage(page, "trace");
+		await checkDashboardPage(page, "trace");
 		await page.getByRole("link", { name: "Open in playground" }).click();
 		await page.waitForURL((url) => url.pathname === `${workspacePath()}/assistants/harbour-bot`);
 		await expect(page.getByRole("form", { name: "Playground" }).getByLabel("Input", { exact: true }).inputValue()).resolves.toBe("Can I climb the tower?");
@@ -252,7 +230,7 @@ describe("knowledge, traces and usage in the dashboard, in a real browser", { ti
 		await page.getByText("The numbers, day by day").click();
 		const today = new Date().toISOString().slice(0, 10);
 		await expect(page.getByRole("row", { name: new RegExp(`^${today}`) }).textContent()).resolves.toMatch(new RegExp(`^${today}4048001200\\$0\\.00144`));
-		await checkPage(page, "usage");
+		await checkDashboardPage(page, "usage");
 		await context.close();
 	});
 

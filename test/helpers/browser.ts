@@ -3,6 +3,7 @@ import { mkdir } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { expect } from "vitest";
 
 /** Debian's chromium (`.ci/run` installs it); playwright-core downloads no browser. */
 export const CHROMIUM = "/usr/bin/chromium";
@@ -48,4 +49,37 @@ export async function seriousAccessibilityViolations(page: Page): Promise<Access
 export async function screenshotForDocs(page: Page, name: string): Promise<void> {
 	await mkdir(join(DOCS_DIRECTORY, "dashboard"), { recursive: true });
 	await page.screenshot({ path: join(DOCS_DIRECTORY, "dashboard", `${name}.png`), fullPage: true });
+}
+
+/**
+ * A new page in `context`, signed in through the dashboard's own sign-in form as `email` (the
+ * test password), arriving at `path` as the sign-in sends a person back to where they were going.
+ */
+export async function signInThroughPage(context: BrowserContext, baseUrl: string, email: string, path: string, password: string): Promise<Page> {
+	const page = await context.newPage();
+	await page.goto(`${baseUrl}${path}`);
+	await page.getByLabel("Email").fill(email);
+	await page.getByLabel("Password").fill(password);
+	await page.getByRole("button", { name: "Sign in" }).click();
+	await page.waitForURL((url) => url.pathname === path);
+	return page;
+}
+
+/**
+ * What every dashboard page owes a person: no serious or critical axe finding, and nothing wider
+ * than the window at 768 and 640 CSS px (200% zoom of a 1280 px window). With `screenshot`, the
+ * page as it is now goes to docs/dashboard/<screenshot>.png first.
+ */
+export async function checkDashboardPage(page: Page, screenshot?: string): Promise<void> {
+	expect(await seriousAccessibilityViolations(page)).toEqual([]);
+	if (screenshot) {
+		await page.evaluate("window.scrollTo(0, 0)");
+		await screenshotForDocs(page, screenshot);
+	}
+	const size = page.viewportSize();
+	for (const width of [768, 640]) {
+		await page.setViewportSize({ width, height: 900 });
+		expect(await page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth"), `page wider than ${width} px`).toBeLessThanOrEqual(0);
+	}
+	if (size) await page.setViewportSize(size);
 }
