@@ -26,6 +26,7 @@ export function FormDialog({
 	trigger,
 	fields,
 	submitLabel,
+	onOpen,
 	children,
 }: {
 	open: boolean;
@@ -37,6 +38,8 @@ export function FormDialog({
 	/** The fields this form has an input for; issues about any other field are listed above the form. */
 	fields: readonly string[];
 	submitLabel: string;
+	/** Called as the dialog opens: an edit form starts from the current values, not the last try's. */
+	onOpen?: () => void;
 	children: (issue: (field: string) => string | undefined) => ReactNode;
 }) {
 	const issue = (field: string) => (mutation.error instanceof ApiError ? mutation.error.issueFor(field) : undefined);
@@ -49,7 +52,8 @@ export function FormDialog({
 			open={open}
 			onOpenChange={(next) => {
 				setOpen(next);
-				if (!next) mutation.reset();
+				if (next) onOpen?.();
+				else mutation.reset();
 			}}
 			title={title}
 			description={description}

@@ -1,12 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, Outlet, useParams } from "@tanstack/react-router";
-import { type FormEvent, useState } from "react";
-import { ApiError, managementApi, unwrap } from "../../api/management-client";
+import { useState } from "react";
+import { managementApi, unwrap } from "../../api/management-client";
 import { roleAtLeast, useWorkspace } from "../../app/workspace-context";
-import { ErrorAlert, FormErrorAlert } from "../../ui/alert";
+import { ErrorAlert } from "../../ui/alert";
 import { Badge } from "../../ui/badge";
 import { Button } from "../../ui/button";
-import { ConfirmDialog, Dialog } from "../../ui/dialog";
+import { ConfirmDialog } from "../../ui/dialog";
+import { FormDialog } from "../../ui/form-dialog";
 import { TextAreaField, TextField } from "../../ui/field";
 import { PageHeader } from "../../ui/page";
 import { LoadingState } from "../../ui/spinner";
@@ -141,39 +142,27 @@ function RenameDialog({ workspaceId, details }: { workspaceId: string; details: 
 			setOpen(false);
 		},
 	});
-	const issue = (field: string) => (rename.error instanceof ApiError ? rename.error.issueFor(field) : undefined);
-	const submit = (event: FormEvent) => {
-		event.preventDefault();
-		rename.mutate();
-	};
 	return (
-		<Dialog
+		<FormDialog
 			open={open}
-			onOpenChange={(next) => {
-				setOpen(next);
-				if (next) {
-					setName(details.name);
-					setDescription(details.description ?? "");
-				}
-				rename.reset();
+			setOpen={setOpen}
+			mutation={rename}
+			onOpen={() => {
+				setName(details.name);
+				setDescription(details.description ?? "");
 			}}
 			title={`Rename ${details.name}`}
 			description="The slug stays the same: programs keep calling it as before."
 			trigger={<Button variant="secondary">Rename</Button>}
+			fields={["name", "description"]}
+			submitLabel="Save"
 		>
-			<form onSubmit={submit} noValidate>
-				<FormErrorAlert error={rename.error} fieldsShown={(field) => field === "name" || field === "description"} />
-				<TextField label="Name" value={name} onChange={(event) => setName(event.target.value)} error={issue("name")} required autoFocus />
-				<TextAreaField label="Description" optional value={description} onChange={(event) => setDescription(event.target.value)} error={issue("description")} rows={3} />
-				<div className="dialog-actions">
-					<Button variant="secondary" onClick={() => setOpen(false)}>
-						Cancel
-					</Button>
-					<Button type="submit" pending={rename.isPending}>
-						Save
-					</Button>
-				</div>
-			</form>
-		</Dialog>
+			{(issue) => (
+				<>
+					<TextField label="Name" value={name} onChange={(event) => setName(event.target.value)} error={issue("name")} required autoFocus />
+					<TextAreaField label="Description" optional value={description} onChange={(event) => setDescription(event.target.value)} error={issue("description")} rows={3} />
+				</>
+			)}
+		</FormDialog>
 	);
 }

@@ -3,7 +3,7 @@ import { Link, useBlocker } from "@tanstack/react-router";
 import { type FormEvent, type ReactNode, useState } from "react";
 import { ApiError, managementApi, unwrap } from "../../api/management-client";
 import { roleAtLeast, useWorkspace } from "../../app/workspace-context";
-import { Alert, ErrorAlert } from "../../ui/alert";
+import { Alert, ErrorAlert, FormErrorAlert } from "../../ui/alert";
 import { Button } from "../../ui/button";
 import { Dialog } from "../../ui/dialog";
 import { CheckboxField, SelectField, TextAreaField, TextField } from "../../ui/field";
@@ -15,7 +15,6 @@ import { useAssistantSlug } from "./assistant-layout";
 import { comparable, type EditorState, fieldKey, type GenerationFields, type KnowledgeRow, newRowKey, patchFromState, stateFromConfig, type VariableRow, variableRow } from "./editor-model";
 import { Playground } from "./playground";
 import { PromptField } from "./prompt-field";
-import { FormErrorAlert } from "./served-badges";
 
 const PROVIDER_LABELS: Record<string, string> = { openai: "OpenAI", mistral: "Mistral", "openai-compatible": "OpenAI-compatible endpoint" };
 const MODEL_SUGGESTIONS: Record<string, string[]> = {

@@ -15,6 +15,3 @@ export function ServedBadges({ deployments }: { deployments: { environment: stri
 		</ul>
 	);
 }
-
-// Moved to the kit; the editor still imports it from here.
-export { FormErrorAlert } from "../../ui/alert";

@@ -1,10 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
-import { ApiError, managementApi, unwrap } from "../../api/management-client";
+import { useState } from "react";
+import { managementApi, unwrap } from "../../api/management-client";
 import { roleAtLeast, useWorkspace } from "../../app/workspace-context";
-import { ErrorAlert, FormErrorAlert } from "../../ui/alert";
+import { ErrorAlert } from "../../ui/alert";
 import { Button } from "../../ui/button";
-import { ConfirmDialog, Dialog } from "../../ui/dialog";
+import { ConfirmDialog } from "../../ui/dialog";
+import { FormDialog } from "../../ui/form-dialog";
 import { TextAreaField, TextField } from "../../ui/field";
 import { formatDateTime } from "../../ui/format";
 import { PageHeader } from "../../ui/page";
@@ -91,22 +92,15 @@ function EnvironmentDialog({ workspaceId, environment }: { workspaceId: string; 
 			setOpen(false);
 		},
 	});
-	const issue = (field: string) => (save.error instanceof ApiError ? save.error.issueFor(field) : undefined);
-	const submit = (event: FormEvent) => {
-		event.preventDefault();
-		save.mutate();
-	};
 	return (
-		<Dialog
+		<FormDialog
 			open={open}
-			onOpenChange={(next) => {
-				setOpen(next);
-				if (next) {
-					setSlug("");
-					setName(environment?.name ?? "");
-					setDescription(environment?.description ?? "");
-				}
-				save.reset();
+			setOpen={setOpen}
+			mutation={save}
+			onOpen={() => {
+				setSlug("");
+				setName(environment?.name ?? "");
+				setDescription(environment?.description ?? "");
 			}}
 			title={environment ? `Rename ${environment.name}` : "New environment"}
 			description={environment ? "Its slug stays the same: programs and deployments keep using it." : "Assistants can then be published to it and called in it."}
@@ -119,33 +113,28 @@ function EnvironmentDialog({ workspaceId, environment }: { workspaceId: string; 
 					<Button>New environment</Button>
 				)
 			}
+			fields={["slug", "name", "description"]}
+			submitLabel={environment ? "Save" : "Create environment"}
 		>
-			<form onSubmit={submit} noValidate>
-				<FormErrorAlert error={save.error} fieldsShown={(field) => ["slug", "name", "description"].includes(field)} />
-				{environment ? null : (
-					<TextField
-						label="Slug"
-						description="Lowercase letters, digits and dashes, e.g. staging; it never changes."
-						value={slug}
-						onChange={(event) => setSlug(event.target.value)}
-						error={issue("slug")}
-						required
-						spellCheck={false}
-						autoFocus
-					/>
-				)}
-				<TextField label="Name" value={name} onChange={(event) => setName(event.target.value)} error={issue("name")} required autoFocus={Boolean(environment)} />
-				<TextAreaField label="Description" optional value={description} onChange={(event) => setDescription(event.target.value)} error={issue("description")} rows={3} />
-				<div className="dialog-actions">
-					<Button variant="secondary" onClick={() => setOpen(false)}>
-						Cancel
-					</Button>
-					<Button type="submit" pending={save.isPending}>
-						{environment ? "Save" : "Create environment"}
-					</Button>
-				</div>
-			</form>
-		</Dialog>
+			{(issue) => (
+				<>
+					{environment ? null : (
+						<TextField
+							label="Slug"
+							description="Lowercase letters, digits and dashes, e.g. staging; it never changes."
+							value={slug}
+							onChange={(event) => setSlug(event.target.value)}
+							error={issue("slug")}
+							required
+							spellCheck={false}
+							autoFocus
+						/>
+					)}
+					<TextField label="Name" value={name} onChange={(event) => setName(event.target.value)} error={issue("name")} required autoFocus={Boolean(environment)} />
+					<TextAreaField label="Description" optional value={description} onChange={(event) => setDescription(event.target.value)} error={issue("description")} rows={3} />
+				</>
+			)}
+		</FormDialog>
 	);
 }
 
