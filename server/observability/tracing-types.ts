@@ -15,7 +15,7 @@ export interface RequestTrace {
 	end(status: number): void;
 }
 
-/** One call to the provider within a generation (a retry is another attempt); emitted as a child of the generation's span. */
+/** One call to the provider within a generation (a retry is another attempt), as its child span tells it. */
 export interface ProviderAttempt {
 	/** 1 for the first call of the generation, counting on across retries and tool-loop steps. */
 	attempt: number;
@@ -54,7 +54,7 @@ export interface ToolSpanInput {
 
 /**
  * A generation's span while it runs: tool calls run inside child spans of it (so the searches they
- * cause are theirs), provider attempts are kept and emitted as its children when it ends.
+ * cause are theirs); each provider attempt, told once it ended, becomes a child span with its times.
  */
 export interface GenerationTrace {
 	attempt(attempt: ProviderAttempt): void;

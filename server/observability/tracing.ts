@@ -62,11 +62,11 @@ function genAiAttributes(provider: string, model: string): Attributes {
  * trace holds the content when the workspace keeps it).
  */
 export function startTracing(options: TracingOptions): Tracing {
-	const provider = new BasicTracerProvider({
+	const tracerProvider = new BasicTracerProvider({
 		resource: resourceFromAttributes({ "service.name": options.serviceName }),
 		spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: options.tracesEndpoint, headers: options.headers }))],
 	});
-	const tracer = provider.getTracer("ai-app-platform");
+	const tracer = tracerProvider.getTracer("ai-app-platform");
 	const propagator = new W3CTraceContextPropagator();
 	const current = new AsyncLocalStorage<Context>();
 
@@ -161,12 +161,13 @@ export function startTracing(options: TracingOptions): Tracing {
 			};
 		},
 		runSearch(search, work) {
+			const parent = parentOfNew();
 			const span = tracer.startSpan(
 				"knowledge.search",
 				{ kind: SpanKind.INTERNAL, attributes: { "platform.knowledge.source_id": search.sourceId, "platform.knowledge.top_k": search.topK } },
-				parentOfNew(),
+				parent,
 			);
-			return settle(span, current.run(trace.setSpan(parentOfNew(), span), work), (results) => span.setAttribute("platform.knowledge.result_count", results.length));
+			return settle(span, current.run(trace.setSpan(parent, span), work), (results) => span.setAttribute("platform.knowledge.result_count", results.length));
 		},
 		traceparent() {
 			const context = current.getStore();
@@ -203,7 +204,7 @@ export function startTracing(options: TracingOptions): Tracing {
 				if (typeof outcome === "string") span.setAttribute("platform.job.outcome", outcome);
 			});
 		},
-		flush: () => provider.forceFlush(),
-		close: () => provider.shutdown(),
+		flush: () => tracerProvider.forceFlush(),
+		close: () => tracerProvider.shutdown(),
 	};
 }
