@@ -143,7 +143,7 @@ export async function createPlatformServices(
 		const patterns = new PatternEngine(logger);
 		closers.push(() => patterns.close());
 
-		const jobs = await JobQueue.start(options.databaseUrl, logger, { supervise: role !== "cli" });
+		const jobs = await JobQueue.start(options.databaseUrl, logger, { supervise: role !== "cli", tracing: observability.tracing });
 		// Here for a start that fails further on; on shutdown it has already run (registered again below).
 		closers.push(() => jobs.stop());
 		await declareIngestionQueue(jobs, knowledge);
@@ -240,7 +240,7 @@ export async function createPlatformServices(
 			const sweeper = startOrphanSweeper(orm, services, logger);
 			closers.push(() => sweeper.stop());
 		}
-		if (role === "worker" || (role === "server" && knowledge.worker === "inline")) startIngestionWorker(orm, services, logger, observability.metrics);
+		if (role === "worker" || (role === "server" && knowledge.worker === "inline")) startIngestionWorker(orm, services, logger, observability.metrics, observability.tracing);
 		if (role === "worker" || (role === "server" && evaluations.worker === "inline")) {
 			// Registered after the job queue's second registration: running runs wind down before the providers and traces they use close.
 			const evaluationWorker = startEvaluationWorker(services, evaluations, logger);

@@ -3,13 +3,24 @@ import type { KnowledgeServices } from "../knowledge/knowledge-services";
 import { requeueDocument, sweepOrphanedDocuments } from "../modules/knowledge/document-lifecycle";
 import { ingestDocument } from "../modules/knowledge/ingest-document";
 import type { PlatformMetrics } from "../observability/metrics";
+import type { Tracing } from "../observability/tracing-types";
 import type { Logger } from "../shared/logger";
-import { INGESTION_JOB } from "./ingestion-job";
+import { INGESTION_JOB, type IngestionJob } from "./ingestion-job";
+import { traceparentOf } from "./job-queue";
 
-/** Subscribes this process to ingestion jobs, `workerConcurrency` at a time. */
-export function startIngestionWorker(orm: MikroORM, services: KnowledgeServices, logger: Logger, metrics?: PlatformMetrics): void {
+/** Subscribes this process to ingestion jobs, `workerConcurrency` at a time; with tracing, each in a span linked to the request that queued it. */
+export function startIngestionWorker(orm: MikroORM, services: KnowledgeServices, logger: Logger, metrics?: PlatformMetrics, tracing?: Tracing | null): void {
 	const options = services.settings.knowledge;
-	services.jobs.work(INGESTION_JOB, { concurrency: options.workerConcurrency, pollingIntervalSeconds: options.pollIntervalSeconds }, async (job) => {
+	services.jobs.work(INGESTION_JOB, { concurrency: options.workerConcurrency, pollingIntervalSeconds: options.pollIntervalSeconds }, async (job, queued) => {
+		if (!tracing) {
+			await runIngestion(job);
+			return;
+		}
+		const traceparent = traceparentOf(queued);
+		await tracing.runJob({ queue: INGESTION_JOB.name, jobId: queued.id, documentId: job.documentId, attempt: job.attempt, ...(traceparent ? { traceparent } : {}) }, () => runIngestion(job));
+	});
+
+	async function runIngestion(job: IngestionJob): Promise<string> {
 		const started = performance.now();
 		const outcome = await ingestDocument(orm.em.fork(), services, job, logger);
 		// Its parser process died or was killed: another attempt, now (unfinished parses are counted).
@@ -17,7 +28,8 @@ export function startIngestionWorker(orm: MikroORM, services: KnowledgeServices,
 		// A stale job (the document moved on, or was deleted) did nothing worth counting.
 		if (outcome !== "stale") metrics?.recordIngestion(outcome === "interrupted" ? "retried" : outcome, (performance.now() - started) / 1000);
 		logger.debug("ingestion job done", { documentId: job.documentId, attempt: job.attempt, outcome });
-	});
+		return outcome;
+	}
 }
 
 /** Every sweep interval, documents orphaned in PROCESSING go back to PENDING (document-lifecycle.ts). */

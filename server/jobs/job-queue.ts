@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import PgBoss from "pg-boss";
 import type { z } from "zod";
 import { rawConnection } from "../db/raw-connection";
+import type { Tracing } from "../observability/tracing-types";
 import type { Logger } from "../shared/logger";
 import { type DispatchOptions, JobDispatcher } from "./job-dispatcher";
 
@@ -12,6 +13,15 @@ export const JOB_SCHEMA = "pgboss";
 export interface JobDefinition<TPayload> {
 	readonly name: string;
 	readonly payload: z.ZodType<TPayload>;
+}
+
+/** Beside the payload in a job's data (payload schemas leave it out when they parse). */
+const TRACEPARENT_FIELD = "traceparent";
+
+/** The W3C traceparent of the span that sent the job, when tracing was on there. */
+export function traceparentOf(job: PgBoss.Job<unknown>): string | undefined {
+	const value = (job.data as Record<string, unknown> | null)?.[TRACEPARENT_FIELD];
+	return typeof value === "string" ? value : undefined;
 }
 
 /**
@@ -28,10 +38,14 @@ export class JobQueue {
 	private constructor(
 		readonly boss: PgBoss,
 		private readonly logger: Logger,
+		private readonly tracing: Tracing | null,
 	) {}
 
-	/** `supervise`: run pg-boss's maintenance (expiry, archiving) from this process; off for one-shot commands. */
-	static async start(databaseUrl: string, logger: Logger, options: { supervise: boolean }): Promise<JobQueue> {
+	/**
+	 * `supervise`: run pg-boss's maintenance (expiry, archiving) from this process; off for one-shot commands.
+	 * `tracing`: jobs carry the traceparent of the span that sent them (traceparentOf), for their worker's span link.
+	 */
+	static async start(databaseUrl: string, logger: Logger, options: { supervise: boolean; tracing?: Tracing | null }): Promise<JobQueue> {
 		const boss = new PgBoss({
 			connectionString: databaseUrl,
 			schema: JOB_SCHEMA,
@@ -47,7 +61,7 @@ export class JobQueue {
 		} as PgBoss.ConstructorOptions);
 		boss.on("error", (error) => logger.error("job queue error", { error }));
 		await boss.start();
-		return new JobQueue(boss, logger);
+		return new JobQueue(boss, logger, options.tracing ?? null);
 	}
 
 	/** Creates the queue (idempotent), with its retry and expiry options. */
@@ -60,7 +74,9 @@ export class JobQueue {
 	 * if and only if the state change that calls for it commits.
 	 */
 	async sendInTransaction<TPayload>(definition: JobDefinition<TPayload>, tx: EntityManager, payload: TPayload, options: PgBoss.SendOptions = {}): Promise<void> {
-		const id = await this.boss.send(definition.name, definition.payload.parse(payload) as object, { ...options, db: await transactionDb(tx) });
+		const data = definition.payload.parse(payload) as object;
+		const traceparent = this.tracing?.traceparent();
+		const id = await this.boss.send(definition.name, traceparent ? { ...data, [TRACEPARENT_FIELD]: traceparent } : data, { ...options, db: await transactionDb(tx) });
 		// pg-boss 10 returns null instead of failing when the queue is missing (TOOLCHAIN.md).
 		if (id === null) throw new Error(`Queue ${definition.name} refused the job`);
 	}

@@ -1,5 +1,7 @@
 import type { ChatMessage, FinishReason, GenerationOutput, ProviderStreamEvent, TokenUsage, ToolCall } from "../providers/types";
 import { EMPTY_USAGE } from "../providers/types";
+import type { PlatformMetrics } from "../observability/metrics";
+import type { GenerationTrace } from "../observability/tracing-types";
 import type { Toolbox, ToolCallRecord } from "./toolbox";
 
 /**
@@ -52,11 +54,30 @@ export interface LoopOptions {
 	maxToolSteps: number;
 	signal: AbortSignal;
 	state: LoopState;
+	/** Each call counted by tool kind (assistant_tool_calls_total). */
+	metrics?: Pick<PlatformMetrics, "recordToolCall">;
+	/** The generation's span, when tracing is on: each call runs in a child span of it. */
+	tracing?: GenerationTrace;
+}
+
+/** A turn's calls, run together (results in the calls' order), each counted and, with tracing, in a span of its own. */
+function runTurn(options: LoopOptions, calls: ToolCall[]): Promise<ToolCallRecord[]> {
+	const { toolbox, signal, metrics, tracing } = options;
+	return Promise.all(
+		calls.map(async (call) => {
+			const kind = toolbox.kindOf(call.name);
+			const run = () => toolbox.run(call, signal);
+			// A name no tool has is the model's text: the span names it "unknown", as the metrics do.
+			const result = tracing ? await tracing.runTool({ name: kind === "unknown" ? "unknown" : call.name, kind, callId: call.id }, run) : await run();
+			metrics?.recordToolCall(kind, result.ok ? "success" : "failure");
+			return result;
+		}),
+	);
 }
 
 /** Non-streaming: `callModel` makes one model call (retries included) with these messages. */
 export async function runToolLoop(options: LoopOptions, callModel: (messages: ChatMessage[]) => Promise<GenerationOutput>): Promise<GenerationOutput> {
-	const { toolbox, state, signal } = options;
+	const { state } = options;
 	const messages = [...options.messages];
 	for (let step = 1; ; step++) {
 		const startedAt = performance.now();
@@ -67,7 +88,7 @@ export async function runToolLoop(options: LoopOptions, callModel: (messages: Ch
 			const finishReason = output.toolCalls.length > 0 ? "tool_calls" : output.finishReason;
 			return { content: output.content, finishReason, usage: state.usage, toolCalls: output.toolCalls };
 		}
-		const results = await toolbox.runAll(output.toolCalls, signal);
+		const results = await runTurn(options, output.toolCalls);
 		recordTools(state, step, results);
 		appendTurn(messages, output.content, output.toolCalls, results);
 	}
@@ -82,7 +103,7 @@ export type LoopStreamEvent = ProviderStreamEvent | { type: "tool_result"; id: s
  * yielded, so a client sees one answer.
  */
 export async function* streamToolLoop(options: LoopOptions, streamModel: (messages: ChatMessage[]) => AsyncIterable<ProviderStreamEvent>): AsyncGenerator<LoopStreamEvent, void, undefined> {
-	const { toolbox, state, signal } = options;
+	const { toolbox, state } = options;
 	const messages = [...options.messages];
 	for (let step = 1; ; step++) {
 		const startedAt = performance.now();
@@ -110,7 +131,7 @@ export async function* streamToolLoop(options: LoopOptions, streamModel: (messag
 			return;
 		}
 		for (const call of calls) yield { type: "tool_call", id: call.id, name: call.name, arguments: toolbox.redact(call.arguments) };
-		const results = await toolbox.runAll(calls, signal);
+		const results = await runTurn(options, calls);
 		recordTools(state, step, results);
 		for (const result of results) yield { type: "tool_result", id: result.id, name: result.name, ok: result.ok, ...(result.error ? { error: result.error } : {}) };
 		appendTurn(messages, content, calls, results);

@@ -42,28 +42,35 @@ function parseArguments(text: string): { value: Record<string, unknown> } | { pr
  */
 export class Toolbox {
 	private readonly tools = new Map<string, RunnableTool>();
+	/** Each tool's kind (knowledge_search, http, mcp), by tool name. */
+	private readonly kinds = new Map<string, AssistantTool["type"]>();
 
 	private constructor(
-		tools: RunnableTool[],
+		tools: { kind: AssistantTool["type"]; runnable: RunnableTool[] }[],
 		private readonly secretValues: string[],
 	) {
-		for (const tool of tools) this.tools.set(tool.definition.name, tool);
+		for (const { kind, runnable } of tools) {
+			for (const tool of runnable) {
+				this.tools.set(tool.definition.name, tool);
+				this.kinds.set(tool.definition.name, kind);
+			}
+		}
 	}
 
 	static async prepare(configured: AssistantTool[], environment: ToolEnvironment): Promise<Toolbox> {
 		const prepared = await Promise.all(
-			configured.map((tool) => {
+			configured.map(async (tool) => {
 				switch (tool.type) {
 					case "knowledge_search":
-						return prepareKnowledgeSearchTool(tool, environment);
+						return { kind: tool.type, runnable: prepareKnowledgeSearchTool(tool, environment) };
 					case "http":
-						return prepareHttpTool(tool, environment);
+						return { kind: tool.type, runnable: prepareHttpTool(tool, environment) };
 					case "mcp":
-						return prepareMcpTools(tool, environment);
+						return { kind: tool.type, runnable: await prepareMcpTools(tool, environment) };
 				}
 			}),
 		);
-		return new Toolbox(prepared.flat(), [...environment.secrets.values()]);
+		return new Toolbox(prepared, [...environment.secrets.values()]);
 	}
 
 	get definitions(): ToolDefinition[] {
@@ -74,9 +81,9 @@ export class Toolbox {
 		return redactSecrets(text, this.secretValues);
 	}
 
-	/** A turn's calls, run together; results in the calls' order. */
-	runAll(calls: ToolCall[], signal: AbortSignal): Promise<ToolCallRecord[]> {
-		return Promise.all(calls.map((call) => this.run(call, signal)));
+	/** The kind of the tool named `name`, or `unknown` for a name the model made up. */
+	kindOf(name: string): AssistantTool["type"] | "unknown" {
+		return this.kinds.get(name) ?? "unknown";
 	}
 
 	async run(call: ToolCall, signal: AbortSignal): Promise<ToolCallRecord> {

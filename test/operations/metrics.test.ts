@@ -3,7 +3,7 @@ import { startTestPlatform, type TestPlatform } from "../helpers/platform";
 import { type ProviderStandIn, startProviderStandIn } from "../helpers/provider-stand-in";
 import { createSource, eventually, searchPath, uploadDocument, waitForDocument } from "../knowledge/knowledge-helpers";
 import { connectAs, userPrincipal } from "../mcp/mcp-helpers";
-import { executeBody, workspaceWithCredential } from "../runtime/runtime-fixtures";
+import { deployAssistantWithTools, executeBody, workspaceWithCredential } from "../runtime/runtime-fixtures";
 import { moved, parseScrape, type Scrape } from "./metrics-helpers";
 
 const METRICS_TOKEN = "metrics-token-0123456789abcdef";
@@ -97,6 +97,27 @@ describe("GET /metrics", () => {
 		const labels = [...after.keys()].join("\n");
 		for (const secret of [workspace.apiKey, workspace.workspaceId, sourceId, document.id, "no_such_tool"]) expect(labels).not.toContain(secret);
 		await mcp.close();
+	});
+
+	it("counts an assistant's tool calls by tool kind and outcome: one knowledge search, one call to a tool it does not have", async () => {
+		const workspace = await workspaceWithCredential(platform, "openai", standIn.baseUrl);
+		// The built-in embedder: the stand-in answers only the model's calls.
+		const created = await platform.request("POST", "/knowledge/sources", { key: workspace.apiKey, body: { name: "Notes", embeddingModel: { provider: "builtin", model: "builtin-hash-v1" } } });
+		const sourceId = ((await created.json()) as { id: string }).id;
+		await deployAssistantWithTools(platform, workspace, "librarian", [{ type: "knowledge_search", name: "search_notes", description: "Searches the notes", sourceIds: [sourceId] }]);
+		const before = await scrape();
+		standIn.script(
+			{ kind: "completion", toolCalls: [{ name: "search_notes", arguments: { query: "turbines" } }] },
+			{ kind: "completion", toolCalls: [{ name: "made_up_tool", arguments: {} }] },
+			{ kind: "completion", content: "Nothing found." },
+		);
+		const response = await platform.request("POST", "/runtime/assistants/librarian", { key: workspace.apiKey, body: { input: "What about turbines?" } });
+		expect(response.status).toBe(200);
+		expect(((await response.json()) as { toolCalls: { ok: boolean }[] }).toolCalls.map((call) => call.ok)).toEqual([true, false]);
+		const after = await scrape();
+		expect(moved(before, after, "assistant_tool_calls_total", { tool_kind: "knowledge_search", outcome: "success" })).toBe(1);
+		expect(moved(before, after, "assistant_tool_calls_total", { tool_kind: "unknown", outcome: "failure" })).toBe(1);
+		expect([...after.keys()].join("\n")).not.toContain("made_up_tool");
 	});
 
 	it("is unreachable on the API's listener without the token, and answers with it", async () => {

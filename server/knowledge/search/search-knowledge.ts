@@ -19,6 +19,9 @@ export interface SearchDependencies {
 	vectorIndexes: VectorIndexes;
 }
 
+/** Results a search returns when its caller names no topK. */
+export const DEFAULT_SEARCH_TOP_K = 5;
+
 export interface SearchInput {
 	query: string;
 	topK?: number;
@@ -72,7 +75,7 @@ export async function fullTextRanking(em: EntityManager, sourceId: string, query
  * The caller has checked that `source` belongs to its workspace.
  */
 export async function searchKnowledge(em: EntityManager, dependencies: SearchDependencies, source: KnowledgeSource, input: SearchInput): Promise<TKnowledgeSearchResult[]> {
-	const topK = input.topK ?? 5;
+	const topK = input.topK ?? DEFAULT_SEARCH_TOP_K;
 	const candidates = Math.max(50, topK * 4);
 	const embedder = await embedderForSource(em, dependencies, source);
 	const [lexical, semantic] = await Promise.all([

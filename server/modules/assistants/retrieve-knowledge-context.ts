@@ -1,6 +1,6 @@
 import { type AssistantConfig, KnowledgeSourceSchema } from "../../db/entities";
-import { searchKnowledge } from "../../knowledge/search/search-knowledge";
 import type { TKnowledgeSearchResult } from "../../knowledge/search/types";
+import { tracedSearch } from "../knowledge/traced-search";
 import type { UseCaseContext } from "../platform-services";
 
 /**
@@ -49,7 +49,7 @@ export async function retrieveKnowledge(
 				return [];
 			}
 			// Each search gets its own fork: they run concurrently and an EntityManager is not shareable.
-			const results = await searchKnowledge(em.fork(), services, source, { query: input.query, topK: entry.topK, minScore: entry.minScore ?? DEFAULT_KNOWLEDGE_MIN_SCORE });
+			const results = await tracedSearch(em.fork(), services, source, { query: input.query, topK: entry.topK, minScore: entry.minScore ?? DEFAULT_KNOWLEDGE_MIN_SCORE });
 			return results.map((result) => ({ ...result, sourceId: source.id, sourceName: source.name }));
 		}),
 	);

@@ -1,8 +1,8 @@
 import type { TKnowledgeSearchResult } from "../../knowledge/search/types";
-import { searchKnowledge } from "../../knowledge/search/search-knowledge";
 import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
 import { findKnowledgeSource } from "./find-knowledge-records";
+import { tracedSearch } from "./traced-search";
 
 /** Hybrid search over one source's READY documents (server/knowledge/search). */
 export async function searchKnowledgeSource(
@@ -12,7 +12,7 @@ export async function searchKnowledgeSource(
 	const workspaceId = await authorizeWorkspace(context, "knowledge:read", input.workspaceId);
 	const source = await findKnowledgeSource(context.em, workspaceId, input.sourceId);
 	const started = performance.now();
-	const results = await searchKnowledge(context.em, context.services, source, { query: input.query, topK: input.topK, minScore: input.minScore });
+	const results = await tracedSearch(context.em, context.services, source, { query: input.query, topK: input.topK, minScore: input.minScore });
 	context.services.observability.metrics.recordSearch((performance.now() - started) / 1000);
 	return results;
 }

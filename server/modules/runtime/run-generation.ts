@@ -5,6 +5,7 @@ import type { ChatMessage, GenerationOutput, GenerationRequest, TokenUsage, Tool
 import { type GenerationStep, type LoopStreamEvent, newLoopState, runToolLoop, streamToolLoop } from "../../tools/run-tool-loop";
 import type { Toolbox, ToolCallRecord } from "../../tools/toolbox";
 import { EMPTY_USAGE } from "../../providers/types";
+import type { GenerationTrace, ProviderAttempt } from "../../observability/tracing-types";
 import { newId } from "../../shared/ids";
 import type { Principal } from "../../shared/principal";
 import type { UseCaseContext } from "../platform-services";
@@ -74,6 +75,20 @@ export interface GenerationOutcome {
 	attempts: number;
 	/** With tools: each model call and tool call, in order (secrets redacted). */
 	steps?: GenerationStep[];
+	/** The generation's OpenTelemetry span, when tracing is on: the trace writer ends it with the outcome. */
+	tracing?: GenerationTrace;
+}
+
+/** One provider call as its span tells it: when, how it ended, and whether it was worth another. */
+function attemptOf(attempt: number, startedAt: number, failure: ProviderError | null): ProviderAttempt {
+	return {
+		attempt,
+		startedAt,
+		endedAt: Date.now(),
+		errorKind: failure?.kind ?? null,
+		retryable: failure?.retryable ?? false,
+		...(failure?.upstreamStatus === undefined ? {} : { httpStatus: failure.upstreamStatus }),
+	};
 }
 
 function toProviderRequest(input: GenerationInput, messages: ChatMessage[] = input.messages): GenerationRequest {
@@ -105,6 +120,7 @@ export async function executeGeneration(context: UseCaseContext, input: Generati
 	const deadline = new GenerationDeadline(input.config.timeoutMs ?? GENERATION_DEFAULTS.timeoutMs, caller);
 	const maxRetries = input.config.maxRetries ?? GENERATION_DEFAULTS.maxRetries;
 	const startedAt = Date.now();
+	const tracing = services.observability.tracing?.startGeneration({ provider: input.providerName, model: input.model, startedAt });
 	let attempts = 0;
 	const report = (partial: Partial<GenerationOutcome>) =>
 		services.traces.record({
@@ -119,6 +135,7 @@ export async function executeGeneration(context: UseCaseContext, input: Generati
 			finishReason: null,
 			error: null,
 			attempts,
+			tracing,
 			...partial,
 		});
 	// A caller that can be answered is told the server is stopping; other generations are waited for.
@@ -129,10 +146,14 @@ export async function executeGeneration(context: UseCaseContext, input: Generati
 	const callModel = async (messages: ChatMessage[]): Promise<GenerationOutput> => {
 		for (let retry = 1; ; retry++) {
 			attempts += 1;
+			const attemptStartedAt = tracing ? Date.now() : 0;
 			try {
-				return await adapter.generate(toProviderRequest(input, messages), deadline.signal);
+				const output = await adapter.generate(toProviderRequest(input, messages), deadline.signal);
+				tracing?.attempt(attemptOf(attempts, attemptStartedAt, null));
+				return output;
 			} catch (error) {
 				const failure = deadline.explain(asProviderError(error, input.providerName));
+				tracing?.attempt(attemptOf(attempts, attemptStartedAt, failure));
 				const delay = deadline.retryDelay(failure, retry, maxRetries);
 				if (delay === undefined) throw failure;
 				await deadline.sleep(delay);
@@ -141,7 +162,10 @@ export async function executeGeneration(context: UseCaseContext, input: Generati
 	};
 	try {
 		const output = input.tools
-			? await runToolLoop({ messages: input.messages, toolbox: input.tools.toolbox, maxToolSteps: input.tools.maxToolSteps, signal: deadline.signal.toAbortSignal(), state: loop }, callModel)
+			? await runToolLoop(
+					{ messages: input.messages, toolbox: input.tools.toolbox, maxToolSteps: input.tools.maxToolSteps, signal: deadline.signal.toAbortSignal(), state: loop, metrics: services.observability.metrics, tracing },
+					callModel,
+				)
 			: await callModel(input.messages);
 		const steps = input.tools ? loop.steps : undefined;
 		report({ output: output.content, usage: output.usage, finishReason: output.finishReason, timeToFirstTokenMs: Date.now() - startedAt, steps });
@@ -183,7 +207,18 @@ export async function* streamGeneration(context: UseCaseContext, input: Generati
 	const deadline = new GenerationDeadline(input.config.timeoutMs ?? GENERATION_DEFAULTS.timeoutMs, caller);
 	const maxRetries = input.config.maxRetries ?? GENERATION_DEFAULTS.maxRetries;
 	const startedAt = Date.now();
+	const tracing = services.observability.tracing?.startGeneration({ provider: input.providerName, model: input.model, startedAt });
 	let attempts = 0;
+	// With tracing: when the provider call under way began (null: none under way), so that one the reader abandons is still told.
+	let attemptStartedAt: number | null = null;
+	const beginAttempt = () => {
+		attempts += 1;
+		if (tracing) attemptStartedAt = Date.now();
+	};
+	const endAttempt = (failure: ProviderError | null) => {
+		if (tracing && attemptStartedAt !== null) tracing.attempt(attemptOf(attempts, attemptStartedAt, failure));
+		attemptStartedAt = null;
+	};
 	let emitted = false;
 	let timeToFirstTokenMs: number | null = null;
 	let output = "";
@@ -200,22 +235,32 @@ export async function* streamGeneration(context: UseCaseContext, input: Generati
 			const streamModel = async function* (messages: ChatMessage[]) {
 				let stepEmitted = false;
 				for (let retry = 1; ; retry++) {
-					attempts += 1;
+					beginAttempt();
 					try {
 						for await (const event of adapter.stream(toProviderRequest(input, messages), deadline.signal)) {
 							stepEmitted = true;
 							yield event;
 						}
+						endAttempt(null);
 						return;
 					} catch (error) {
 						const explained = deadline.explain(asProviderError(error, input.providerName));
+						endAttempt(explained);
 						const delay = stepEmitted ? undefined : deadline.retryDelay(explained, retry, maxRetries);
 						if (delay === undefined) throw explained;
 						await deadline.sleep(delay);
 					}
 				}
 			};
-			const loopOptions = { messages: input.messages, toolbox: input.tools.toolbox, maxToolSteps: input.tools.maxToolSteps, signal: deadline.signal.toAbortSignal(), state: loop };
+			const loopOptions = {
+				messages: input.messages,
+				toolbox: input.tools.toolbox,
+				maxToolSteps: input.tools.maxToolSteps,
+				signal: deadline.signal.toAbortSignal(),
+				state: loop,
+				metrics: services.observability.metrics,
+				tracing,
+			};
 			try {
 				for await (const event of streamToolLoop(loopOptions, streamModel)) {
 					if (event.type === "delta") {
@@ -237,7 +282,7 @@ export async function* streamGeneration(context: UseCaseContext, input: Generati
 			return;
 		}
 		for (;;) {
-			attempts += 1;
+			beginAttempt();
 			try {
 				for await (const event of adapter.stream(toProviderRequest(input), deadline.signal)) {
 					emitted = true;
@@ -251,9 +296,11 @@ export async function* streamGeneration(context: UseCaseContext, input: Generati
 					}
 					yield event;
 				}
+				endAttempt(null);
 				return;
 			} catch (error) {
 				const explained = deadline.explain(asProviderError(error, input.providerName));
+				endAttempt(explained);
 				const delay = emitted ? undefined : deadline.retryDelay(explained, attempts, maxRetries);
 				if (delay === undefined) {
 					failure = explained;
@@ -269,6 +316,7 @@ export async function* streamGeneration(context: UseCaseContext, input: Generati
 		deadline.dispose();
 		// A caller that went away mid-stream is recorded as such, not as a success.
 		if (!failure && finishReason === null) failure = new ProviderError("aborted", input.providerName, "The caller cancelled the stream", { retryable: false });
+		endAttempt(failure);
 		if (input.tools && finishReason === null) usage = loop.usage;
 		services.traces.record({
 			traceId,
@@ -283,6 +331,7 @@ export async function* streamGeneration(context: UseCaseContext, input: Generati
 			error: failure,
 			attempts,
 			...(input.tools ? { steps: loop.steps } : {}),
+			tracing,
 		});
 		services.generations.leave(stoppable);
 	}

@@ -185,7 +185,7 @@ export class TraceWriter {
 			costMicroUsd: trace.costMicroUsd,
 		});
 		this.metrics?.recordProviderAttempts(trace.provider, outcome.attempts);
-		this.observability?.tracing?.recordGeneration({
+		outcome.tracing?.end({
 			traceId: trace.id,
 			provider: trace.provider,
 			model: trace.model,
