@@ -302,19 +302,27 @@ const operator = () => createUseCaseContext(operatorServices.services, OPERATOR)
 // The platform runs as production does: bundled ahead (npm run build), not through tsx.
 await buildBundles({ "runtime-server": "bench/runtime-server.ts", "bare-proxy": "bench/bare-proxy.ts" }, "dist/bench");
 const profileFlags = process.env.BENCH_SERVER_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_SERVER_PROFILE_DIR}`] : [];
-const server = spawn(process.execPath, [...profileFlags, "dist/bench/runtime-server.js"], {
-	env: { ...process.env, DATABASE_URL: database.url, SECRET_KEY, LOG_LEVEL: "error" },
-	stdio: ["ignore", "pipe", "inherit"],
-});
+// Metrics are recorded only where they can be read: the platform as measured serves them on a port of its own
+// (METRICS_PORT=0, nobody scrapes during the run, as between two of Prometheus's scrapes); a second server without
+// METRICS_PORT records none, as the code before metrics did, and reads their cost per request.
+const serverEnv = (metrics: boolean, extra: Record<string, string> = {}) => {
+	const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: database.url, SECRET_KEY, LOG_LEVEL: "error", ...extra };
+	delete env.METRICS_PORT;
+	delete env.OTEL_EXPORTER_OTLP_ENDPOINT;
+	return metrics ? { ...env, METRICS_PORT: "0" } : env;
+};
+const server = spawn(process.execPath, [...profileFlags, "dist/bench/runtime-server.js"], { env: serverEnv(true), stdio: ["ignore", "pipe", "inherit"] });
 const readUrl = async (child: ChildProcess) =>
 	(JSON.parse(((await once(createInterface({ input: child.stdout as NonNullable<typeof child.stdout> }), "line")) as [string])[0]) as { url: string }).url;
 const platform = { url: await readUrl(server) };
+const metricsOffServer = spawn(process.execPath, [...profileFlags, "dist/bench/runtime-server.js"], { env: serverEnv(false), stdio: ["ignore", "pipe", "inherit"] });
+const metricsOffUrl = await readUrl(metricsOffServer);
 // BENCH_BASELINE=<a checkout of the commit to compare with>: its server, bundled the same way, measured as one more
 // target on the same database, so a change's cost per request is read against the code before it in one run.
 const baselineCheckout = process.env.BENCH_BASELINE;
 if (baselineCheckout) await buildBundles({ "runtime-server": join(baselineCheckout, "bench", "runtime-server.ts") }, "dist/bench/baseline");
 const baselineServer = baselineCheckout
-	? spawn(process.execPath, ["dist/bench/baseline/runtime-server.js"], { env: { ...process.env, DATABASE_URL: database.url, SECRET_KEY, LOG_LEVEL: "error" }, stdio: ["ignore", "pipe", "inherit"] })
+	? spawn(process.execPath, ["dist/bench/baseline/runtime-server.js"], { env: serverEnv(true), stdio: ["ignore", "pipe", "inherit"] })
 	: null;
 const baselineUrl = baselineServer ? await readUrl(baselineServer) : null;
 // The same server exporting OpenTelemetry spans (OTLP/HTTP) to a local receiver that accepts and drops them.
@@ -324,8 +332,8 @@ const otlpReceiver = http.createServer((request, response) => {
 });
 otlpReceiver.listen(0, "127.0.0.1");
 await once(otlpReceiver, "listening");
-const tracedServer = spawn(process.execPath, ["dist/bench/runtime-server.js"], {
-	env: { ...process.env, DATABASE_URL: database.url, SECRET_KEY, LOG_LEVEL: "error", OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(otlpReceiver.address() as AddressInfo).port}` },
+const tracedServer = spawn(process.execPath, [...profileFlags, "dist/bench/runtime-server.js"], {
+	env: serverEnv(true, { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(otlpReceiver.address() as AddressInfo).port}` }),
 	stdio: ["ignore", "pipe", "inherit"],
 });
 const tracedUrl = await readUrl(tracedServer);
@@ -378,6 +386,7 @@ try {
 	const directStream: Target = { ...direct, name: "direct stream", body: JSON.stringify({ model: "gpt-4o-mini", messages, stream: true, stream_options: { include_usage: true } }), firstDeltaMarker: "data: " };
 	const bareStream: Target = { ...directStream, name: "bare proxy stream", url: bareProxyUrl, serverProcess: { pid: bareProxy.pid as number } };
 	const runtimeStream: Target = { ...execute, name: "/runtime/stream", url: `${platform.url}/runtime/stream`, firstDeltaMarker: "event: delta" };
+	const metricsOffExecute: Target = { ...execute, name: "/runtime/execute (metrics off)", url: `${metricsOffUrl}/runtime/execute`, serverProcess: { pid: metricsOffServer.pid as number } };
 	const tracedExecute: Target = { ...execute, name: "/runtime/execute (OpenTelemetry)", url: `${tracedUrl}/runtime/execute`, serverProcess: { pid: tracedServer.pid as number } };
 	const baselineExecute: Target | null =
 		baselineServer && baselineUrl ? { ...execute, name: "/runtime/execute (baseline)", url: `${baselineUrl}/runtime/execute`, serverProcess: { pid: baselineServer.pid as number } } : null;
@@ -396,7 +405,7 @@ try {
 	log(portkey ? "Portkey is up" : "Portkey unavailable: skipped");
 	results.portkey = portkey ? "measured (non-streaming only: its streaming returns 500 on Node 20)" : "skipped (could not start)";
 
-	const targets = [direct, bare, execute, openAiCompatible, tracedExecute, ...(baselineExecute ? [baselineExecute] : []), assistant, toolLoop, ...(portkeyTarget ? [portkeyTarget] : [])].filter((target) => !only || only.includes(target.name));
+	const targets = [direct, bare, metricsOffExecute, execute, openAiCompatible, tracedExecute, ...(baselineExecute ? [baselineExecute] : []), assistant, toolLoop, ...(portkeyTarget ? [portkeyTarget] : [])].filter((target) => !only || only.includes(target.name));
 	const runs = [...(await measureInterleaved(targets, 1, REQUESTS[1])), ...(await measureInterleaved(targets, 32, REQUESTS[32]))];
 	const streams = await measureInterleaved([directStream, bareStream, runtimeStream], 1, REQUESTS[1]);
 
@@ -434,7 +443,10 @@ try {
 		// Steadier than throughput, which the client and stand-in sharing the same two cores also bound.
 		"server CPU per request at c=32, portkey / execute": { ratio: cpuRatio("portkey gateway", "/runtime/execute"), target: null },
 		"server CPU per request at c=32, execute / bare proxy": { ratio: cpuRatio("/runtime/execute", "bare proxy"), target: null },
-		"server CPU per request at c=32, execute with OpenTelemetry / without": { ratio: cpuRatio(tracedExecute.name, "/runtime/execute"), target: null },
+		// What recording metrics costs: the same server with and without METRICS_PORT, in the same rounds.
+		"server CPU per request at c=32, execute with metrics / without": { ratio: cpuRatio("/runtime/execute", metricsOffExecute.name), target: 1.05 },
+		"server CPU per request at c=32, execute with metrics and OpenTelemetry / metrics alone": { ratio: cpuRatio(tracedExecute.name, "/runtime/execute"), target: null },
+		"server CPU added by OpenTelemetry at c=32 (µs)": { valueUs: cpuAdded(tracedExecute.name, "/runtime/execute"), target: null },
 		...(baselineExecute ? { "server CPU per request at c=32, execute / execute at BENCH_BASELINE": { ratio: cpuRatio("/runtime/execute", baselineExecute.name), target: 1.05 } } : {}),
 		"server CPU per request at c=32, tool loop (1 step) / assistant": { ratio: cpuRatio(toolLoop.name, "/runtime/assistants/:slug"), target: null },
 		"server CPU added per tool step at c=32 (µs)": { valueUs: cpuAdded(toolLoop.name, "/runtime/assistants/:slug"), target: null },
@@ -446,9 +458,9 @@ try {
 	console.table(table.map((run) => ({ target: run.target, c: run.concurrency, "p50 ms": run.p50Ms, "p99 ms": run.p99Ms, "req/s": run.requestsPerSecond, "added p50 ms": run.addedP50Ms, "server CPU µs/req": run.serverCpuUsPerRequest, failures: run.failures })));
 	console.table((results.streams as typeof streams).map((run) => ({ target: run.target, "first delta p50 ms": run.firstDeltaP50Ms, "first delta p99 ms": run.firstDeltaP99Ms, "total p50 ms": run.p50Ms, "server CPU µs/req": run.serverCpuUsPerRequest, failures: run.failures })));
 	console.table(results.targets as object);
-	if (!only || baselineExecute) {
-		// A comparison with BENCH_BASELINE (whatever BENCH_ONLY says) has a file of its own.
-		const file = baselineExecute ? "bench/results/runtime-baseline.json" : "bench/results/runtime.json";
+	if (!only || baselineExecute || process.env.BENCH_RESULTS_FILE) {
+		// A comparison with BENCH_BASELINE (whatever BENCH_ONLY says) has a file of its own, as has a run naming BENCH_RESULTS_FILE.
+		const file = process.env.BENCH_RESULTS_FILE ?? (baselineExecute ? "bench/results/runtime-baseline.json" : "bench/results/runtime.json");
 		await mkdir("bench/results", { recursive: true });
 		await writeFile(file, `${JSON.stringify({ ...results, baseline: baselineCheckout ? git(["-C", baselineCheckout, "rev-parse", "--short", "HEAD"]) : null }, null, 2)}\n`);
 		log(`wrote ${file}`);
@@ -456,10 +468,11 @@ try {
 } finally {
 	stopPortkey(portkey);
 	server.kill("SIGTERM");
+	metricsOffServer.kill("SIGTERM");
 	bareProxy.kill("SIGTERM");
 	baselineServer?.kill("SIGTERM");
 	tracedServer.kill("SIGTERM");
-	await Promise.all([once(server, "exit"), once(bareProxy, "exit"), once(tracedServer, "exit"), ...(baselineServer ? [once(baselineServer, "exit")] : [])]);
+	await Promise.all([once(server, "exit"), once(metricsOffServer, "exit"), once(bareProxy, "exit"), once(tracedServer, "exit"), ...(baselineServer ? [once(baselineServer, "exit")] : [])]);
 	otlpReceiver.close();
 	await operatorServices.close();
 	standIn.close();
