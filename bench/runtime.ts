@@ -18,6 +18,11 @@
  * Database: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else postgres@127.0.0.1:5432 (a fresh
  * database is created and dropped). Results: bench/results/runtime.json.
  *
+ * Observability: `/runtime/execute` is served by three processes of the same build, measured in the same rounds:
+ * metrics on (METRICS_PORT, as every other platform target here), metrics off (neither METRICS_PORT nor
+ * METRICS_TOKEN: nothing recorded, as before metrics existed), and metrics on with OpenTelemetry exporting spans to
+ * a local OTLP receiver that answers 200. BENCH_RESULTS_FILE writes the results there (also under BENCH_ONLY).
+ *
  * Tool loop: the assistant `bench-tools` offers one knowledge_search tool (over an empty source);
  * the stand-in asks for it once, then answers. Its server CPU per request minus the plain
  * assistant's is what one tool step (a second model call, the search, the loop) adds.
@@ -306,10 +311,10 @@ const profileFlags = process.env.BENCH_SERVER_PROFILE_DIR ? ["--cpu-prof", `--cp
 // (METRICS_PORT=0, nobody scrapes during the run, as between two of Prometheus's scrapes); a second server without
 // METRICS_PORT records none, as the code before metrics did, and reads their cost per request.
 const serverEnv = (metrics: boolean, extra: Record<string, string> = {}) => {
-	const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: database.url, SECRET_KEY, LOG_LEVEL: "error", ...extra };
+	const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: database.url, SECRET_KEY, LOG_LEVEL: "error" };
 	delete env.METRICS_PORT;
 	delete env.OTEL_EXPORTER_OTLP_ENDPOINT;
-	return metrics ? { ...env, METRICS_PORT: "0" } : env;
+	return { ...env, ...(metrics ? { METRICS_PORT: "0" } : {}), ...extra };
 };
 const server = spawn(process.execPath, [...profileFlags, "dist/bench/runtime-server.js"], { env: serverEnv(true), stdio: ["ignore", "pipe", "inherit"] });
 const readUrl = async (child: ChildProcess) =>
@@ -326,9 +331,17 @@ const baselineServer = baselineCheckout
 	: null;
 const baselineUrl = baselineServer ? await readUrl(baselineServer) : null;
 // The same server exporting OpenTelemetry spans (OTLP/HTTP) to a local receiver that accepts and drops them.
+// It counts the spans it receives, so a run shows whether the exporter kept up or dropped spans (which would cost less).
+const otlpReceived = { exports: 0, spans: 0 };
 const otlpReceiver = http.createServer((request, response) => {
-	request.resume();
-	request.on("end", () => response.end("{}"));
+	const chunks: Buffer[] = [];
+	request.on("data", (data: Buffer) => chunks.push(data));
+	request.on("end", () => {
+		const body = Buffer.concat(chunks).toString("utf8");
+		otlpReceived.exports += 1;
+		for (let at = body.indexOf('"spanId"'); at !== -1; at = body.indexOf('"spanId"', at + 1)) otlpReceived.spans += 1;
+		response.end("{}");
+	});
 });
 otlpReceiver.listen(0, "127.0.0.1");
 await once(otlpReceiver, "listening");
@@ -429,6 +442,10 @@ try {
 		const base = runs.find((candidate) => candidate.target === baseline && candidate.concurrency === 32);
 		return run?.serverCpuUsPerRequest && base?.serverCpuUsPerRequest ? Math.round(run.serverCpuUsPerRequest - base.serverCpuUsPerRequest) : null;
 	};
+	// Two spans per request (the request's and its generation's) when none were dropped; the last batch may still be on its way.
+	const tracedRequests = [...runs, ...streams].filter((run) => run.target === tracedExecute.name).reduce((sum, run) => sum + run.requests, 0);
+	results.openTelemetry = { requestsMeasured: tracedRequests, warmupRequests: Math.min(WARMUP_REQUESTS, REQUESTS[1]) + Math.min(WARMUP_REQUESTS, REQUESTS[32]), ...otlpReceived };
+	log(`OTLP receiver: ${otlpReceived.spans} spans in ${otlpReceived.exports} exports for ${tracedRequests} measured requests (plus warm-up)`);
 	const table = runs.map((run) => ({ ...run, addedP50Ms: run.target === "direct" ? 0 : added(run.target, run.concurrency) }));
 	results.runs = table;
 	results.streams = streams.map((run) => ({ ...run, addedFirstDeltaP50Ms: round((run.firstDeltaP50Ms ?? 0) - (streams[0].firstDeltaP50Ms ?? 0)) }));
