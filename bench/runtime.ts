@@ -225,7 +225,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 /**
  * Every target is measured in ROUNDS rounds, interleaved (round 1 of each target, then round 2 of
- * each...), so a burst of load from elsewhere on this shared machine hits all targets alike rather
+ * each in reverse order...), so a burst of load from elsewhere on this shared machine hits all targets alike rather
  * than one. Per target: p50 and req/s are the medians of the rounds, p99 is over all requests, CPU
  * per request is the median of the rounds.
  */
@@ -233,7 +233,8 @@ async function measureInterleaved(targets: Target[], concurrency: 1 | 32, total:
 	const perRound = Math.ceil(total / ROUNDS);
 	const rounds = new Map<Target, Round[]>(targets.map((target) => [target, []]));
 	for (let index = 0; index < ROUNDS; index++) {
-		for (const target of targets) {
+		// Every other round in reverse, so no target always follows the same one (the one before can leave the machine's caches, or its exports, behind).
+		for (const target of index % 2 === 0 ? targets : [...targets].reverse()) {
 			rounds.get(target)?.push(await measureRound(target, concurrency, perRound, index === 0 ? Math.min(WARMUP_REQUESTS, total) : 0));
 		}
 	}
