@@ -18,6 +18,11 @@
  * Database: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else postgres@127.0.0.1:5432 (a fresh
  * database is created and dropped). Results: bench/results/runtime.json.
  *
+ * Observability: `/runtime/execute` is served by three processes of the same build, measured in the same rounds:
+ * metrics on (METRICS_PORT, as every other platform target here), metrics off (neither METRICS_PORT nor
+ * METRICS_TOKEN: nothing recorded, as before metrics existed), and metrics on with OpenTelemetry exporting spans to
+ * a local OTLP receiver that answers 200. BENCH_RESULTS_FILE writes the results there (also under BENCH_ONLY).
+ *
  * Tool loop: the assistant `bench-tools` offers one knowledge_search tool (over an empty source);
  * the stand-in asks for it once, then answers. Its server CPU per request minus the plain
  * assistant's is what one tool step (a second model call, the search, the loop) adds.
@@ -220,7 +225,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 /**
  * Every target is measured in ROUNDS rounds, interleaved (round 1 of each target, then round 2 of
- * each...), so a burst of load from elsewhere on this shared machine hits all targets alike rather
+ * each in reverse order...), so a burst of load from elsewhere on this shared machine hits all targets alike rather
  * than one. Per target: p50 and req/s are the medians of the rounds, p99 is over all requests, CPU
  * per request is the median of the rounds.
  */
@@ -228,7 +233,8 @@ async function measureInterleaved(targets: Target[], concurrency: 1 | 32, total:
 	const perRound = Math.ceil(total / ROUNDS);
 	const rounds = new Map<Target, Round[]>(targets.map((target) => [target, []]));
 	for (let index = 0; index < ROUNDS; index++) {
-		for (const target of targets) {
+		// Every other round in reverse, so no target always follows the same one (the one before can leave the machine's caches, or its exports, behind).
+		for (const target of index % 2 === 0 ? targets : [...targets].reverse()) {
 			rounds.get(target)?.push(await measureRound(target, concurrency, perRound, index === 0 ? Math.min(WARMUP_REQUESTS, total) : 0));
 		}
 	}
@@ -302,30 +308,46 @@ const operator = () => createUseCaseContext(operatorServices.services, OPERATOR)
 // The platform runs as production does: bundled ahead (npm run build), not through tsx.
 await buildBundles({ "runtime-server": "bench/runtime-server.ts", "bare-proxy": "bench/bare-proxy.ts" }, "dist/bench");
 const profileFlags = process.env.BENCH_SERVER_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_SERVER_PROFILE_DIR}`] : [];
-const server = spawn(process.execPath, [...profileFlags, "dist/bench/runtime-server.js"], {
-	env: { ...process.env, DATABASE_URL: database.url, SECRET_KEY, LOG_LEVEL: "error" },
-	stdio: ["ignore", "pipe", "inherit"],
-});
+// Metrics are recorded only where they can be read: the platform as measured serves them on a port of its own
+// (METRICS_PORT=0, nobody scrapes during the run, as between two of Prometheus's scrapes); a second server without
+// METRICS_PORT records none, as the code before metrics did, and reads their cost per request.
+const serverEnv = (metrics: boolean, extra: Record<string, string> = {}) => {
+	const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: database.url, SECRET_KEY, LOG_LEVEL: "error" };
+	delete env.METRICS_PORT;
+	delete env.OTEL_EXPORTER_OTLP_ENDPOINT;
+	return { ...env, ...(metrics ? { METRICS_PORT: "0" } : {}), ...extra };
+};
+const server = spawn(process.execPath, [...profileFlags, "dist/bench/runtime-server.js"], { env: serverEnv(true), stdio: ["ignore", "pipe", "inherit"] });
 const readUrl = async (child: ChildProcess) =>
 	(JSON.parse(((await once(createInterface({ input: child.stdout as NonNullable<typeof child.stdout> }), "line")) as [string])[0]) as { url: string }).url;
 const platform = { url: await readUrl(server) };
+const metricsOffServer = spawn(process.execPath, [...profileFlags, "dist/bench/runtime-server.js"], { env: serverEnv(false), stdio: ["ignore", "pipe", "inherit"] });
+const metricsOffUrl = await readUrl(metricsOffServer);
 // BENCH_BASELINE=<a checkout of the commit to compare with>: its server, bundled the same way, measured as one more
 // target on the same database, so a change's cost per request is read against the code before it in one run.
 const baselineCheckout = process.env.BENCH_BASELINE;
 if (baselineCheckout) await buildBundles({ "runtime-server": join(baselineCheckout, "bench", "runtime-server.ts") }, "dist/bench/baseline");
 const baselineServer = baselineCheckout
-	? spawn(process.execPath, ["dist/bench/baseline/runtime-server.js"], { env: { ...process.env, DATABASE_URL: database.url, SECRET_KEY, LOG_LEVEL: "error" }, stdio: ["ignore", "pipe", "inherit"] })
+	? spawn(process.execPath, ["dist/bench/baseline/runtime-server.js"], { env: serverEnv(true), stdio: ["ignore", "pipe", "inherit"] })
 	: null;
 const baselineUrl = baselineServer ? await readUrl(baselineServer) : null;
 // The same server exporting OpenTelemetry spans (OTLP/HTTP) to a local receiver that accepts and drops them.
+// It counts the spans it receives, so a run shows whether the exporter kept up or dropped spans (which would cost less).
+const otlpReceived = { exports: 0, spans: 0 };
 const otlpReceiver = http.createServer((request, response) => {
-	request.resume();
-	request.on("end", () => response.end("{}"));
+	const chunks: Buffer[] = [];
+	request.on("data", (data: Buffer) => chunks.push(data));
+	request.on("end", () => {
+		const body = Buffer.concat(chunks).toString("utf8");
+		otlpReceived.exports += 1;
+		for (let at = body.indexOf('"spanId"'); at !== -1; at = body.indexOf('"spanId"', at + 1)) otlpReceived.spans += 1;
+		response.end("{}");
+	});
 });
 otlpReceiver.listen(0, "127.0.0.1");
 await once(otlpReceiver, "listening");
-const tracedServer = spawn(process.execPath, ["dist/bench/runtime-server.js"], {
-	env: { ...process.env, DATABASE_URL: database.url, SECRET_KEY, LOG_LEVEL: "error", OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(otlpReceiver.address() as AddressInfo).port}` },
+const tracedServer = spawn(process.execPath, [...profileFlags, "dist/bench/runtime-server.js"], {
+	env: serverEnv(true, { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(otlpReceiver.address() as AddressInfo).port}` }),
 	stdio: ["ignore", "pipe", "inherit"],
 });
 const tracedUrl = await readUrl(tracedServer);
@@ -378,6 +400,7 @@ try {
 	const directStream: Target = { ...direct, name: "direct stream", body: JSON.stringify({ model: "gpt-4o-mini", messages, stream: true, stream_options: { include_usage: true } }), firstDeltaMarker: "data: " };
 	const bareStream: Target = { ...directStream, name: "bare proxy stream", url: bareProxyUrl, serverProcess: { pid: bareProxy.pid as number } };
 	const runtimeStream: Target = { ...execute, name: "/runtime/stream", url: `${platform.url}/runtime/stream`, firstDeltaMarker: "event: delta" };
+	const metricsOffExecute: Target = { ...execute, name: "/runtime/execute (metrics off)", url: `${metricsOffUrl}/runtime/execute`, serverProcess: { pid: metricsOffServer.pid as number } };
 	const tracedExecute: Target = { ...execute, name: "/runtime/execute (OpenTelemetry)", url: `${tracedUrl}/runtime/execute`, serverProcess: { pid: tracedServer.pid as number } };
 	const baselineExecute: Target | null =
 		baselineServer && baselineUrl ? { ...execute, name: "/runtime/execute (baseline)", url: `${baselineUrl}/runtime/execute`, serverProcess: { pid: baselineServer.pid as number } } : null;
@@ -396,7 +419,7 @@ try {
 	log(portkey ? "Portkey is up" : "Portkey unavailable: skipped");
 	results.portkey = portkey ? "measured (non-streaming only: its streaming returns 500 on Node 20)" : "skipped (could not start)";
 
-	const targets = [direct, bare, execute, openAiCompatible, tracedExecute, ...(baselineExecute ? [baselineExecute] : []), assistant, toolLoop, ...(portkeyTarget ? [portkeyTarget] : [])].filter((target) => !only || only.includes(target.name));
+	const targets = [direct, bare, metricsOffExecute, execute, openAiCompatible, tracedExecute, ...(baselineExecute ? [baselineExecute] : []), assistant, toolLoop, ...(portkeyTarget ? [portkeyTarget] : [])].filter((target) => !only || only.includes(target.name));
 	const runs = [...(await measureInterleaved(targets, 1, REQUESTS[1])), ...(await measureInterleaved(targets, 32, REQUESTS[32]))];
 	const streams = await measureInterleaved([directStream, bareStream, runtimeStream], 1, REQUESTS[1]);
 
@@ -420,6 +443,10 @@ try {
 		const base = runs.find((candidate) => candidate.target === baseline && candidate.concurrency === 32);
 		return run?.serverCpuUsPerRequest && base?.serverCpuUsPerRequest ? Math.round(run.serverCpuUsPerRequest - base.serverCpuUsPerRequest) : null;
 	};
+	// Two spans per request (the request's and its generation's) when none were dropped; the last batch may still be on its way.
+	const tracedRequests = [...runs, ...streams].filter((run) => run.target === tracedExecute.name).reduce((sum, run) => sum + run.requests, 0);
+	results.openTelemetry = { requestsMeasured: tracedRequests, warmupRequests: Math.min(WARMUP_REQUESTS, REQUESTS[1]) + Math.min(WARMUP_REQUESTS, REQUESTS[32]), ...otlpReceived };
+	log(`OTLP receiver: ${otlpReceived.spans} spans in ${otlpReceived.exports} exports for ${tracedRequests} measured requests (plus warm-up)`);
 	const table = runs.map((run) => ({ ...run, addedP50Ms: run.target === "direct" ? 0 : added(run.target, run.concurrency) }));
 	results.runs = table;
 	results.streams = streams.map((run) => ({ ...run, addedFirstDeltaP50Ms: round((run.firstDeltaP50Ms ?? 0) - (streams[0].firstDeltaP50Ms ?? 0)) }));
@@ -434,7 +461,10 @@ try {
 		// Steadier than throughput, which the client and stand-in sharing the same two cores also bound.
 		"server CPU per request at c=32, portkey / execute": { ratio: cpuRatio("portkey gateway", "/runtime/execute"), target: null },
 		"server CPU per request at c=32, execute / bare proxy": { ratio: cpuRatio("/runtime/execute", "bare proxy"), target: null },
-		"server CPU per request at c=32, execute with OpenTelemetry / without": { ratio: cpuRatio(tracedExecute.name, "/runtime/execute"), target: null },
+		// What recording metrics costs: the same server with and without METRICS_PORT, in the same rounds.
+		"server CPU per request at c=32, execute with metrics / without": { ratio: cpuRatio("/runtime/execute", metricsOffExecute.name), target: 1.05 },
+		"server CPU per request at c=32, execute with metrics and OpenTelemetry / metrics alone": { ratio: cpuRatio(tracedExecute.name, "/runtime/execute"), target: null },
+		"server CPU added by OpenTelemetry at c=32 (µs)": { valueUs: cpuAdded(tracedExecute.name, "/runtime/execute"), target: null },
 		...(baselineExecute ? { "server CPU per request at c=32, execute / execute at BENCH_BASELINE": { ratio: cpuRatio("/runtime/execute", baselineExecute.name), target: 1.05 } } : {}),
 		"server CPU per request at c=32, tool loop (1 step) / assistant": { ratio: cpuRatio(toolLoop.name, "/runtime/assistants/:slug"), target: null },
 		"server CPU added per tool step at c=32 (µs)": { valueUs: cpuAdded(toolLoop.name, "/runtime/assistants/:slug"), target: null },
@@ -446,9 +476,9 @@ try {
 	console.table(table.map((run) => ({ target: run.target, c: run.concurrency, "p50 ms": run.p50Ms, "p99 ms": run.p99Ms, "req/s": run.requestsPerSecond, "added p50 ms": run.addedP50Ms, "server CPU µs/req": run.serverCpuUsPerRequest, failures: run.failures })));
 	console.table((results.streams as typeof streams).map((run) => ({ target: run.target, "first delta p50 ms": run.firstDeltaP50Ms, "first delta p99 ms": run.firstDeltaP99Ms, "total p50 ms": run.p50Ms, "server CPU µs/req": run.serverCpuUsPerRequest, failures: run.failures })));
 	console.table(results.targets as object);
-	if (!only || baselineExecute) {
-		// A comparison with BENCH_BASELINE (whatever BENCH_ONLY says) has a file of its own.
-		const file = baselineExecute ? "bench/results/runtime-baseline.json" : "bench/results/runtime.json";
+	if (!only || baselineExecute || process.env.BENCH_RESULTS_FILE) {
+		// A comparison with BENCH_BASELINE (whatever BENCH_ONLY says) has a file of its own, as has a run naming BENCH_RESULTS_FILE.
+		const file = process.env.BENCH_RESULTS_FILE ?? (baselineExecute ? "bench/results/runtime-baseline.json" : "bench/results/runtime.json");
 		await mkdir("bench/results", { recursive: true });
 		await writeFile(file, `${JSON.stringify({ ...results, baseline: baselineCheckout ? git(["-C", baselineCheckout, "rev-parse", "--short", "HEAD"]) : null }, null, 2)}\n`);
 		log(`wrote ${file}`);
@@ -456,10 +486,11 @@ try {
 } finally {
 	stopPortkey(portkey);
 	server.kill("SIGTERM");
+	metricsOffServer.kill("SIGTERM");
 	bareProxy.kill("SIGTERM");
 	baselineServer?.kill("SIGTERM");
 	tracedServer.kill("SIGTERM");
-	await Promise.all([once(server, "exit"), once(bareProxy, "exit"), once(tracedServer, "exit"), ...(baselineServer ? [once(baselineServer, "exit")] : [])]);
+	await Promise.all([once(server, "exit"), once(metricsOffServer, "exit"), once(bareProxy, "exit"), once(tracedServer, "exit"), ...(baselineServer ? [once(baselineServer, "exit")] : [])]);
 	otlpReceiver.close();
 	await operatorServices.close();
 	standIn.close();

@@ -125,11 +125,14 @@ interface ObservedCaller {
 function observeRequests(services: PlatformServices): (request: IncomingMessage, response: ServerResponse, route: string, caller: ObservedCaller) => RequestTrace | undefined {
 	const { metrics, options, tracing } = services.observability;
 	const { logger } = services;
+	// Nothing to record (no metrics listener or token, no access log, no tracing): not even a listener per response.
+	if (!metrics.recording && !options.accessLog && !tracing) return () => undefined;
 	return (request, response, route, caller) => {
 		const started = performance.now();
 		// OpenTelemetry off (no endpoint): nothing but this null check.
 		const traced = tracing?.startRequest(request, route);
-		response.once("close", () => {
+		// `on`, not `once`: "close" comes once per response, and `once` wraps the listener in one more closure.
+		response.on("close", () => {
 			const seconds = (performance.now() - started) / 1000;
 			const status = response.writableFinished ? response.statusCode : 499;
 			const method = request.method ?? "GET";

@@ -29,7 +29,8 @@ export class Observability {
 		/** Null unless OTEL_EXPORTER_OTLP_ENDPOINT is set: then spans per request and generation. */
 		readonly tracing: Tracing | null,
 	) {
-		this.metrics = new PlatformMetrics();
+		// Neither METRICS_PORT nor METRICS_TOKEN: no one can read them, so none are recorded (nothing per request).
+		this.metrics = new PlatformMetrics({ recording: options.metricsPort !== undefined || options.metricsToken !== undefined });
 	}
 
 	/** The OpenTelemetry packages are imported only when an endpoint is configured. */

@@ -79,6 +79,12 @@ describe("GET /metrics", () => {
 		expect(moved(before, after, "http_requests_total", { route: "/knowledge/sources/:sourceId/documents/upload", method: "POST", status: "201" })).toBe(1);
 		expect(moved(before, after, "http_requests_total", { route: "/knowledge/sources/:sourceId/search", method: "GET", status: "200" })).toBe(1);
 		expect(moved(before, after, "http_request_duration_seconds_count", { route: "/runtime/execute", method: "POST" })).toBe(1);
+		// Buckets are cumulative: an answer well under two minutes is in the 120 s bucket and in +Inf, and the sum grew by its time.
+		const executeDuration = { route: "/runtime/execute", method: "POST" };
+		expect(moved(before, after, "http_request_duration_seconds_bucket", { ...executeDuration, le: "120" })).toBe(1);
+		expect(moved(before, after, "http_request_duration_seconds_bucket", { ...executeDuration, le: "+Inf" })).toBe(1);
+		expect(moved(before, after, "http_request_duration_seconds_sum", executeDuration)).toBeGreaterThan(0);
+		expect(moved(before, after, "generation_time_to_first_token_seconds_bucket", { provider: "openai", model: "gpt-4o-mini", mode: "stream", le: "120" })).toBe(1);
 		expect(moved(before, after, "quota_refusals_total", { kind: "rate_limit" })).toBe(1);
 		expect(moved(before, after, "knowledge_documents_ingested_total", { outcome: "ready" })).toBe(1);
 		expect(moved(before, after, "knowledge_ingestion_duration_seconds_count")).toBe(1);
