@@ -165,7 +165,10 @@ function watchHealth() {
 				if (!url) { await new Promise((resolve) => setTimeout(resolve, 50)); continue; }
 				const start = performance.now();
 				await fetch(url + "/healthz").then((response) => response.arrayBuffer()).catch(() => undefined);
-				Atomics.max(workerData, 0, Math.round((performance.now() - start) * 10));
+				const tenths = Math.round((performance.now() - start) * 10);
+				for (let held = Atomics.load(workerData, 0); tenths > held; held = Atomics.load(workerData, 0)) {
+					if (Atomics.compareExchange(workerData, 0, held, tenths) === held) break;
+				}
 				await new Promise((resolve) => setTimeout(resolve, 20));
 			}
 			parentPort.close();
