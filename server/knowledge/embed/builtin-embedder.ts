@@ -61,9 +61,9 @@ export class BuiltinEmbedder implements Embedder {
 
 	/**
 	 * `threads`: where a document's chunks are embedded, as tasks of `workspace` (its share of the
-	 * threads). A megabyte of text takes about a second of CPU and allocates a feature map per
-	 * chunk: on the API's event loop, even in yielding slices, its work and its garbage collection
-	 * delayed every other request (/healthz by 50 to 300 ms while documents were ingested).
+	 * threads). A megabyte of text is hundreds of milliseconds of CPU and a feature map per chunk:
+	 * on the API's event loop, even in yielding slices, that work and its garbage collection were
+	 * the largest share of the loop's time while documents were ingested, shared with every request.
 	 */
 	constructor(private readonly threads?: { pool: IndexBuilderPool; workspace: string }) {}
 
