@@ -33,13 +33,16 @@ export interface IndexBuilderLimits {
 	 * one workspace's loads queue behind each other, never another workspace's.
 	 */
 	threadsPerWorkspace: number;
-	/** Threads kept after their build for the next one (a thread starts in tens of milliseconds). */
+	/**
+	 * Threads kept after their build for the next one (a thread starts in tens of milliseconds):
+	 * two, so two documents embedding batch after batch side by side do not start a thread per batch.
+	 */
 	idleThreads: number;
 	/** How long a thread is kept idle: its heap (a large build's garbage included) goes with it when it exits. */
 	idleMs: number;
 }
 
-export const DEFAULT_INDEX_BUILDER_LIMITS: IndexBuilderLimits = { threads: 4, threadsPerWorkspace: 2, idleThreads: 1, idleMs: 30_000 };
+export const DEFAULT_INDEX_BUILDER_LIMITS: IndexBuilderLimits = { threads: 4, threadsPerWorkspace: 2, idleThreads: 2, idleMs: 30_000 };
 
 interface Job {
 	workspace: string;
