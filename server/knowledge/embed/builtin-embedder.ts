@@ -1,9 +1,19 @@
+import type { IndexBuilderPool } from "../index/index-builder-pool";
 import { type Embedder, l2Normalize } from "./embedder";
 
 export const BUILTIN_DIMENSIONS = 512;
 
 /** Longest stretch of embedding between two turns of the event loop. */
 const EMBED_SLICE_MS = 10;
+
+/**
+ * Texts per index-builder task: a few hundred milliseconds of a thread, so a search's load of the
+ * same workspace queued behind an ingestion waits for one batch, not a whole document.
+ */
+const THREAD_BATCH_TEXTS = 128;
+
+/** Up to this many characters (a search's query, a few short chunks) are embedded where they are asked for: a thread's round trip would cost more. */
+const INLINE_CHARACTERS = 16 * 1024;
 
 /** Words that carry no topic; hashing them would only add noise to every vector. */
 const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -50,21 +60,42 @@ export class BuiltinEmbedder implements Embedder {
 	readonly name = "builtin/builtin-hash-v1";
 
 	/**
-	 * Runs on the caller's event loop (no network to wait on), so it yields every few milliseconds:
-	 * thousands of chunks of one document must not hold up every request of the process.
+	 * `threads`: where a document's chunks are embedded, as tasks of `workspace` (its share of the
+	 * threads). A megabyte of text is hundreds of milliseconds of CPU and a feature map per chunk:
+	 * on the API's event loop, even in yielding slices, that work and its garbage collection were
+	 * the largest share of the loop's time while documents were ingested, shared with every request.
 	 */
+	constructor(private readonly threads?: { pool: IndexBuilderPool; workspace: string }) {}
+
 	async embed(texts: string[]): Promise<Float32Array[]> {
+		let characters = 0;
+		for (const text of texts) characters += text.length;
+		if (!this.threads || characters <= INLINE_CHARACTERS) return embedInSlices(texts);
+		const { pool, workspace } = this.threads;
 		const vectors: Float32Array[] = [];
-		let sliceStarted = performance.now();
-		for (const text of texts) {
-			vectors.push(embedBuiltin(text));
-			if (performance.now() - sliceStarted > EMBED_SLICE_MS) {
-				await new Promise((resolve) => setImmediate(resolve));
-				sliceStarted = performance.now();
-			}
+		for (let start = 0; start < texts.length; start += THREAD_BATCH_TEXTS) {
+			const batch = await pool.run(workspace, { kind: "embed-builtin", texts: texts.slice(start, start + THREAD_BATCH_TEXTS) });
+			for (let offset = 0; offset < batch.length; offset += BUILTIN_DIMENSIONS) vectors.push(batch.subarray(offset, offset + BUILTIN_DIMENSIONS));
 		}
 		return vectors;
 	}
+}
+
+/**
+ * On the caller's event loop, yielding every few milliseconds: for few texts, or where there are
+ * no threads (scripts, tests of the embedder itself).
+ */
+async function embedInSlices(texts: string[]): Promise<Float32Array[]> {
+	const vectors: Float32Array[] = [];
+	let sliceStarted = performance.now();
+	for (const text of texts) {
+		vectors.push(embedBuiltin(text));
+		if (performance.now() - sliceStarted > EMBED_SLICE_MS) {
+			await new Promise((resolve) => setImmediate(resolve));
+			sliceStarted = performance.now();
+		}
+	}
+	return vectors;
 }
 
 export function embedBuiltin(text: string): Float32Array {

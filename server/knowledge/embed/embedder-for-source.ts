@@ -2,13 +2,21 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { type KnowledgeSource, ProviderCredentialSchema } from "../../db/entities";
 import type { Egress } from "../../egress/egress";
 import type { SecretBox } from "../../shared/crypto";
+import type { IndexBuilderPool } from "../index/index-builder-pool";
 import { BuiltinEmbedder } from "./builtin-embedder";
 import { type Embedder, EmbeddingError } from "./embedder";
 import { ProviderEmbedder } from "./provider-embedder";
 
-/** The embedder fixed for a source at its creation, with the workspace's current credential, calling out through the egress policy. */
-export async function embedderForSource(em: EntityManager, services: { secrets: SecretBox; egress: Egress }, source: Pick<KnowledgeSource, "workspace" | "embeddingProvider" | "embeddingModel">): Promise<Embedder> {
-	if (source.embeddingProvider === "builtin") return new BuiltinEmbedder();
+/**
+ * The embedder fixed for a source at its creation, with the workspace's current credential, calling
+ * out through the egress policy; the builtin one computes on the index-builder threads.
+ */
+export async function embedderForSource(
+	em: EntityManager,
+	services: { secrets: SecretBox; egress: Egress; search: { builders: IndexBuilderPool } },
+	source: Pick<KnowledgeSource, "workspace" | "embeddingProvider" | "embeddingModel">,
+): Promise<Embedder> {
+	if (source.embeddingProvider === "builtin") return new BuiltinEmbedder({ pool: services.search.builders, workspace: source.workspace });
 	const credential = await em.findOne(ProviderCredentialSchema, { workspace: source.workspace, provider: source.embeddingProvider as never });
 	if (!credential) {
 		throw new EmbeddingError(`The workspace has no ${source.embeddingProvider} credential any more; add one to embed with ${source.embeddingModel}`, false);

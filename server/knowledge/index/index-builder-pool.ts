@@ -4,16 +4,22 @@ import { Worker } from "node:worker_threads";
 import type { InvertedLexicon, LexiconPairs, LexiconTransfer } from "./lexical-index";
 import type { MatrixTransfer } from "./vector-cache";
 
-/** What an index-builder thread does: read a source's chunks (all, or some documents') and build, or re-invert a lexicon. */
+/**
+ * What an index-builder thread does: read a source's chunks (all, or some documents') and build,
+ * re-invert a lexicon, or embed a batch of an ingested document's chunks with the builtin embedder.
+ */
 export type BuildTask =
 	| { kind: "lexicon"; sourceId: string; documentIds?: string[] }
 	| { kind: "matrix"; sourceId: string; documentIds?: string[]; dimensions?: number }
-	| { kind: "invert-lexicon"; pairs: LexiconPairs };
+	| { kind: "invert-lexicon"; pairs: LexiconPairs }
+	| { kind: "embed-builtin"; texts: string[] };
 
 export interface BuildResults {
 	lexicon: LexiconTransfer;
 	matrix: MatrixTransfer;
 	"invert-lexicon": InvertedLexicon;
+	/** The texts' vectors end to end (BUILTIN_DIMENSIONS values each), transferred. */
+	"embed-builtin": Float32Array;
 }
 
 export type BuildRequest = { id: number; task: BuildTask };
@@ -27,13 +33,16 @@ export interface IndexBuilderLimits {
 	 * one workspace's loads queue behind each other, never another workspace's.
 	 */
 	threadsPerWorkspace: number;
-	/** Threads kept after their build for the next one (a thread starts in tens of milliseconds). */
+	/**
+	 * Threads kept after their build for the next one (a thread starts in tens of milliseconds):
+	 * two, so two documents embedding batch after batch side by side do not start a thread per batch.
+	 */
 	idleThreads: number;
 	/** How long a thread is kept idle: its heap (a large build's garbage included) goes with it when it exits. */
 	idleMs: number;
 }
 
-export const DEFAULT_INDEX_BUILDER_LIMITS: IndexBuilderLimits = { threads: 4, threadsPerWorkspace: 2, idleThreads: 1, idleMs: 30_000 };
+export const DEFAULT_INDEX_BUILDER_LIMITS: IndexBuilderLimits = { threads: 4, threadsPerWorkspace: 2, idleThreads: 2, idleMs: 30_000 };
 
 interface Job {
 	workspace: string;
@@ -78,7 +87,7 @@ export class IndexBuilderPool {
 	private closed = false;
 	private readonly entry = builderThreadEntry(import.meta.url);
 	/** Tasks completed, by kind; for operators, the benchmark and tests. */
-	readonly completed: Record<BuildTask["kind"], number> = { lexicon: 0, matrix: 0, "invert-lexicon": 0 };
+	readonly completed: Record<BuildTask["kind"], number> = { lexicon: 0, matrix: 0, "invert-lexicon": 0, "embed-builtin": 0 };
 
 	constructor(
 		private readonly databaseUrl: string,

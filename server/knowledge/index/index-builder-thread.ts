@@ -1,12 +1,13 @@
 /**
  * An index-builder thread (server/knowledge/index/index-builder-pool.ts): reads a source's chunks
  * from PostgreSQL through a cursor, a page at a time, builds its lexicon or vector matrix, and
- * hands it back as transferred typed arrays; or re-inverts a lexicon's postings. One task at a
- * time. Built as its own entry point (scripts/build.ts: dist/index-builder.js); run from source
+ * hands it back as transferred typed arrays; or re-inverts a lexicon's postings; or embeds an
+ * ingested document's chunks with the builtin embedder. One task at a time. Built as its own entry point (scripts/build.ts: dist/index-builder.js); run from source
  * under tsx in tests.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import pg from "pg";
+import { BUILTIN_DIMENSIONS, embedBuiltin } from "../embed/builtin-embedder";
 import type { BuildReply, BuildRequest, BuildTask } from "./index-builder-pool";
 import { invertLexicon, type LexicalChunkRow, lexicalChunkRowsSql, SourceLexicon } from "./lexical-index";
 import { buffersOf } from "./thread-transfer";
@@ -93,6 +94,11 @@ async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBu
 			const inverted = invertLexicon(task.pairs);
 			const { renumbered, lengths, pairStarts, pairTerms, pairFrequencies, offsets, postings, frequencies } = inverted;
 			return { result: inverted, buffers: buffersOf(renumbered, lengths, pairStarts, pairTerms, pairFrequencies, offsets, postings, frequencies) };
+		}
+		case "embed-builtin": {
+			const vectors = new Float32Array(task.texts.length * BUILTIN_DIMENSIONS);
+			task.texts.forEach((text, index) => vectors.set(embedBuiltin(text), index * BUILTIN_DIMENSIONS));
+			return { result: vectors, buffers: [vectors.buffer] };
 		}
 	}
 }
