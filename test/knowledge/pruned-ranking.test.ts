@@ -70,7 +70,7 @@ function expectSameTopK(lexicon: SourceLexicon, queries: Map<string, number>[], 
 
 const LIMITS = [1, 3, 10, 50, 200];
 
-describe("pruned BM25 top-k (block-max MaxScore)", () => {
+describe("pruned BM25 top-k (MaxScore)", () => {
 	it("returns exactly the exhaustive top-k on random Zipf corpora, plain and weighted queries", () => {
 		for (const seed of [1, 2, 3]) {
 			const corpus = zipfCorpus(seed, 3000);

@@ -91,8 +91,8 @@ async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBu
 			});
 		case "invert-lexicon": {
 			const inverted = invertLexicon(task.pairs);
-			const { renumbered, lengths, pairStarts, pairTerms, pairFrequencies, offsets, postings, frequencies, blockBounds, termBlockStarts, termBounds } = inverted;
-			return { result: inverted, buffers: buffersOf(renumbered, lengths, pairStarts, pairTerms, pairFrequencies, offsets, postings, frequencies, blockBounds, termBlockStarts, termBounds) };
+			const { renumbered, lengths, pairStarts, pairTerms, pairFrequencies, offsets, postings, frequencies, termBounds } = inverted;
+			return { result: inverted, buffers: buffersOf(renumbered, lengths, pairStarts, pairTerms, pairFrequencies, offsets, postings, frequencies, termBounds) };
 		}
 	}
 }

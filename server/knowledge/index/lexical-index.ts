@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
-import { BLOCK_SHIFT, BLOCK_SIZE, type PostingList, prunedTopK } from "./pruned-top-k";
+import { type PostingList, prunedTopKByTerms } from "./pruned-top-k";
 import { buffersOf, inSlices, type PackedStrings, packStrings, unpackStrings } from "./thread-transfer";
 
 /**
@@ -19,7 +19,7 @@ const B = 0.75;
 export const HEADING_WEIGHT = 2;
 
 /**
- * Block bounds are computed for an average chunk length this much above the actual one: a chunk's
+ * Bounds are computed for an average chunk length this much above the actual one: a chunk's
  * BM25 saturation only grows with the average, so they stay valid while changes since the last
  * compaction raise the average by up to a tenth (past that, ranking is exhaustive until the next
  * compaction, which is then due). The cost is bounds a few percent looser.
@@ -31,11 +31,10 @@ function saturation(frequency: number, length: number, averageLength: number): n
 	return frequency / (frequency + K1 * (1 - B + (B * length) / averageLength));
 }
 
-/** A term's postings added since the last compaction (slots ascending), with a bound per block of 128 as the base has. */
+/** A term's postings added since the last compaction (slots ascending), with their largest saturation as the base keeps per term. */
 class TailPostings {
 	slots = new Int32Array(8);
 	frequencies = new Uint8Array(8);
-	bounds = new Float32Array(1);
 	length = 0;
 	largestBound = 0;
 
@@ -44,16 +43,13 @@ class TailPostings {
 			this.slots = grown(this.slots, 2 * this.length);
 			this.frequencies = grown(this.frequencies, 2 * this.length);
 		}
-		const block = this.length >> BLOCK_SHIFT;
-		if (block === this.bounds.length) this.bounds = grown(this.bounds, 2 * block);
 		this.slots[this.length] = slot;
 		this.frequencies[this.length++] = frequency;
-		if (bound > this.bounds[block]) this.bounds[block] = bound;
 		if (bound > this.largestBound) this.largestBound = bound;
 	}
 
 	get byteLength(): number {
-		return this.slots.byteLength + this.frequencies.byteLength + this.bounds.byteLength;
+		return this.slots.byteLength + this.frequencies.byteLength;
 	}
 }
 
@@ -81,9 +77,9 @@ export interface LexicalHit {
  * (term, frequency) pairs are kept chunk-major (for removal, statistics and query expansion), and
  * inverted term-major in two parts: a base of compressed sparse rows in typed arrays (`Int32Array`
  * slots, `Uint8Array` frequencies) for the slots present at the last compaction, and a small tail
- * (term -> slots and frequencies) for slots added since. Both keep, per block of 128 postings, a
- * bound on what one posting can add to a score, so ranking finds the top k without scoring every
- * posting (pruned-top-k.ts). Removed chunks become dead slots, skipped
+ * (term -> slots and frequencies) for slots added since. Both keep, per term, a bound on what
+ * one posting can add to a score, so ranking may stop before reading every posting
+ * (pruned-top-k.ts). Removed chunks become dead slots, skipped
  * by scoring and left out of the statistics at once. When the tail or the dead slots outgrow an
  * eighth of the index, everything is re-inverted from the chunk-major pairs (invertLexicon, a pure
  * function of typed arrays, so a large index re-inverts on an index-builder thread).
@@ -114,10 +110,7 @@ export class SourceLexicon implements CachedSource {
 	private postings = new Int32Array(0);
 	private frequencies = new Uint8Array(0);
 	private tail = new Map<number, TailPostings>();
-	/** Per block of 128 base postings, the largest saturation in it (see saturation, at boundAverage); a term's blocks start at termBlockStarts[term]. */
-	private blockBounds = new Float32Array(0);
-	private termBlockStarts = new Int32Array(1);
-	/** Per term, the largest of its base blocks' bounds. */
+	/** Per term, the largest saturation of its base postings (see saturation, at boundAverage). */
 	private termBounds = new Float32Array(0);
 	/** The average chunk length the bounds assume (BOUND_AVERAGE_SLACK above the average at the last compaction). */
 	private boundAverage = 0;
@@ -129,6 +122,8 @@ export class SourceLexicon implements CachedSource {
 	 */
 	private scores = new Float32Array(1024);
 	private touched = new Int32Array(1024);
+	/** Per-query scratch: a term's position in the query, -1 for the others. */
+	private queryIndexOfTerm = new Int32Array(1024).fill(-1);
 
 	static fromRows(rows: LexicalChunkRow[]): SourceLexicon {
 		const lexicon = new SourceLexicon();
@@ -146,7 +141,7 @@ export class SourceLexicon implements CachedSource {
 		return this.pairStarts[this.slotCount];
 	}
 
-	/** True when the postings should be re-inverted: never inverted yet, the tail or the dead slots outgrew an eighth, or the block bounds no longer hold. */
+	/** True when the postings should be re-inverted: never inverted yet, the tail or the dead slots outgrew an eighth, or the term bounds no longer hold. */
 	get compactionDue(): boolean {
 		const threshold = Math.max(COMPACTION_MINIMUM, this.slotCount / 8);
 		return this.baseSlots === 0 || this.slotCount - this.baseSlots > threshold || this.slotCount - this.liveCount > threshold || !this.boundsHold;
@@ -157,7 +152,7 @@ export class SourceLexicon implements CachedSource {
 		return this.liveCount > 0 ? this.totalLength / this.liveCount || 1 : 1;
 	}
 
-	/** Whether the block bounds are upper bounds at the current average length. */
+	/** Whether the term bounds are upper bounds at the current average length. */
 	private get boundsHold(): boolean {
 		return this.averageLength <= this.boundAverage;
 	}
@@ -230,11 +225,15 @@ export class SourceLexicon implements CachedSource {
 	rank(queryTerms: Map<string, number>, limit: number): LexicalHit[] {
 		if (!this.boundsHold) return this.rankExhaustive(queryTerms, limit);
 		const lists: PostingList[] = [];
-		let queryIndex = 0;
+		const weights: number[] = [];
+		const queryTermIds: number[] = [];
 		for (const [lexeme, queryWeight] of queryTerms) {
 			const term = this.terms.get(lexeme);
 			if (term === undefined || this.documentFrequency[term] === 0 || queryWeight <= 0) continue;
 			const weight = this.termWeight(term, queryWeight);
+			const queryIndex = weights.length;
+			weights.push(weight);
+			queryTermIds.push(term);
 			if (term + 1 < this.offsets.length && this.offsets[term + 1] > this.offsets[term]) {
 				lists.push({
 					queryIndex,
@@ -243,16 +242,17 @@ export class SourceLexicon implements CachedSource {
 					frequencies: this.frequencies,
 					start: this.offsets[term],
 					end: this.offsets[term + 1],
-					bounds: this.blockBounds,
-					boundsStart: this.termBlockStarts[term],
 					largestBound: this.termBounds[term],
 				});
 			}
 			const recent = this.tail.get(term);
-			if (recent) lists.push({ queryIndex, weight, slots: recent.slots, frequencies: recent.frequencies, start: 0, end: recent.length, bounds: recent.bounds, boundsStart: 0, largestBound: recent.largestBound });
-			queryIndex++;
+			if (recent) lists.push({ queryIndex, weight, slots: recent.slots, frequencies: recent.frequencies, start: 0, end: recent.length, largestBound: recent.largestBound });
 		}
-		const { slots, scores } = prunedTopK(lists, queryIndex, this.live, this.lengthNorms, limit);
+		if (this.queryIndexOfTerm.length < this.termNames.length) this.queryIndexOfTerm = new Int32Array(Math.max(1024, 2 * this.termNames.length)).fill(-1);
+		const { live, lengthNorms, pairStarts, pairTerms, pairFrequencies, scores: partialScores, touched, queryIndexOfTerm } = this;
+		const pairsPerSlot = this.slotCount > 0 ? this.pairCount / this.slotCount : 1;
+		const input = { live, lengthNorms, pairStarts, pairTerms, pairFrequencies, pairsPerSlot, scores: partialScores, touched, queryIndexOfTerm };
+		const { slots, scores } = prunedTopKByTerms(lists, weights, queryTermIds, input, limit);
 		return slots.map((slot, index) => ({ chunkId: this.chunkIds[slot], slot, score: scores[index] }));
 	}
 
@@ -336,8 +336,6 @@ export class SourceLexicon implements CachedSource {
 			this.offsets,
 			this.postings,
 			this.frequencies,
-			this.blockBounds,
-			this.termBlockStarts,
 			this.termBounds,
 			this.lengthNorms,
 			this.scores,
@@ -373,8 +371,6 @@ export class SourceLexicon implements CachedSource {
 			offsets: this.offsets,
 			postings: this.postings,
 			frequencies: this.frequencies,
-			blockBounds: this.blockBounds,
-			termBlockStarts: this.termBlockStarts,
 			termBounds: this.termBounds,
 			boundAverage: this.boundAverage,
 			lengthNorms: this.lengthNorms,
@@ -395,8 +391,6 @@ export class SourceLexicon implements CachedSource {
 			this.offsets,
 			this.postings,
 			this.frequencies,
-			this.blockBounds,
-			this.termBlockStarts,
 			this.termBounds,
 			this.lengthNorms,
 		];
@@ -433,8 +427,6 @@ export class SourceLexicon implements CachedSource {
 		lexicon.offsets = transfer.offsets;
 		lexicon.postings = transfer.postings;
 		lexicon.frequencies = transfer.frequencies;
-		lexicon.blockBounds = transfer.blockBounds;
-		lexicon.termBlockStarts = transfer.termBlockStarts;
 		lexicon.termBounds = transfer.termBounds;
 		lexicon.boundAverage = transfer.boundAverage;
 		lexicon.lengthNorms = transfer.lengthNorms;
@@ -542,8 +534,6 @@ export class SourceLexicon implements CachedSource {
 		this.offsets = inverted.offsets;
 		this.postings = inverted.postings;
 		this.frequencies = inverted.frequencies;
-		this.blockBounds = inverted.blockBounds;
-		this.termBlockStarts = inverted.termBlockStarts;
 		this.termBounds = inverted.termBounds;
 		this.boundAverage = inverted.boundAverage;
 		this.slotCount = next;
@@ -602,15 +592,13 @@ export interface InvertedLexicon {
 	offsets: Int32Array<ArrayBuffer>;
 	postings: Int32Array<ArrayBuffer>;
 	frequencies: Uint8Array<ArrayBuffer>;
-	blockBounds: Float32Array<ArrayBuffer>;
-	termBlockStarts: Int32Array<ArrayBuffer>;
 	termBounds: Float32Array<ArrayBuffer>;
 	boundAverage: number;
 }
 
 /**
  * Drops dead slots and inverts the live ones into term-major compressed sparse rows (slots
- * ascending within a term), with each term's block bounds. Pure, over typed arrays only: runs where the lexicon lives when it is
+ * ascending within a term), with each term's bound. Pure, over typed arrays only: runs where the lexicon lives when it is
  * small, on an index-builder thread when it is not.
  */
 export function invertLexicon(input: LexiconPairs): InvertedLexicon {
@@ -656,25 +644,16 @@ export function invertLexicon(input: LexiconPairs): InvertedLexicon {
 	let totalLength = 0;
 	for (let slot = 0; slot < next; slot++) totalLength += lengths[slot];
 	const boundAverage = (next > 0 ? totalLength / next || 1 : 1) * BOUND_AVERAGE_SLACK;
-	const termBlockStarts = new Int32Array(termCount + 1);
-	for (let term = 0; term < termCount; term++) termBlockStarts[term + 1] = termBlockStarts[term] + Math.ceil((offsets[term + 1] - offsets[term]) / BLOCK_SIZE);
-	const blockBounds = new Float32Array(termBlockStarts[termCount]);
 	const termBounds = new Float32Array(termCount);
 	for (let term = 0; term < termCount; term++) {
-		let block = termBlockStarts[term];
 		let largest = 0;
-		for (let start = offsets[term]; start < offsets[term + 1]; start += BLOCK_SIZE, block++) {
-			let bound = 0;
-			for (let position = start; position < Math.min(start + BLOCK_SIZE, offsets[term + 1]); position++) {
-				const value = saturation(frequencies[position], lengths[postings[position]], boundAverage);
-				if (value > bound) bound = value;
-			}
-			blockBounds[block] = bound;
-			if (bound > largest) largest = bound;
+		for (let position = offsets[term]; position < offsets[term + 1]; position++) {
+			const value = saturation(frequencies[position], lengths[postings[position]], boundAverage);
+			if (value > largest) largest = value;
 		}
 		termBounds[term] = largest;
 	}
-	return { slotCount: next, renumbered, lengths, pairStarts, pairTerms, pairFrequencies, offsets, postings, frequencies, blockBounds, termBlockStarts, termBounds, boundAverage };
+	return { slotCount: next, renumbered, lengths, pairStarts, pairTerms, pairFrequencies, offsets, postings, frequencies, termBounds, boundAverage };
 }
 
 /** A lexicon between threads (SourceLexicon.toTransfer): typed arrays and packed strings only. */
@@ -694,8 +673,6 @@ export interface LexiconTransfer {
 	offsets: Int32Array<ArrayBuffer>;
 	postings: Int32Array<ArrayBuffer>;
 	frequencies: Uint8Array<ArrayBuffer>;
-	blockBounds: Float32Array<ArrayBuffer>;
-	termBlockStarts: Int32Array<ArrayBuffer>;
 	termBounds: Float32Array<ArrayBuffer>;
 	boundAverage: number;
 	lengthNorms: Float32Array<ArrayBuffer>;

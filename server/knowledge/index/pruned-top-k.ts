@@ -1,25 +1,8 @@
 /**
- * Top-k BM25 without scoring every posting: MaxScore (Turtle & Flood 1995) over postings split into
- * blocks with a per-block upper bound (block-max, Ding & Suel 2011), as Lucene does since 8.
- *
- * The query's posting lists are ordered by their upper bound (query weight times the list's
- * largest block bound). Once k chunks are held, the lists whose bounds together cannot beat the
- * k-th score are "non-essential": a chunk found only in them cannot enter the top k, so candidates
- * come from the essential lists alone, and the others are looked up (skipping whole blocks) only
- * while the candidate can still make it. Before a candidate is scored, the essential lists'
- * current block bounds bound every chunk up to the nearest block end: when that window cannot
- * beat the k-th score, it is skipped whole. Low-weight lists (RM3's feedback terms) turn
- * non-essential first, so expansion costs little more than the original query.
- *
- * The result is exactly the exhaustive one (SourceLexicon.rankExhaustive): each chunk's score is
- * summed in the same order with the same float32 rounding, chunks are visited in slot order (so an
- * equal score never displaces a lower slot: the same tie-break), and a chunk is skipped only when
- * its bound, widened by PRUNING_MARGIN for rounding, is at most the k-th score.
+ * Top-k BM25 that stops reading postings once the rest cannot change the top k (term-at-a-time
+ * MaxScore, Turtle & Flood 1995, with a per-term bound on what one posting can add), giving
+ * exactly the exhaustive result (SourceLexicon.rankExhaustive). See prunedTopKByTerms.
  */
-
-/** Postings per block: one bound per 128 postings, the usual size (Lucene, PISA). */
-export const BLOCK_SHIFT = 7;
-export const BLOCK_SIZE = 1 << BLOCK_SHIFT;
 
 /**
  * Bounds are computed in float64 and stored in float32, norms are float32, and scores are float32
@@ -27,8 +10,6 @@ export const BLOCK_SIZE = 1 << BLOCK_SHIFT;
  * only with this much to spare, so rounding never skips a chunk that would have entered.
  */
 const PRUNING_MARGIN = 1 + 1e-5;
-
-const NO_SLOT = 0x7fffffff;
 
 /** One query term's postings in one part of the index (the base or the tail), slots ascending. */
 export interface PostingList {
@@ -40,17 +21,8 @@ export interface PostingList {
 	frequencies: Uint8Array;
 	start: number;
 	end: number;
-	/** Block i (postings start + 128 i ...) has its bound (largest saturation f / (f + norm)) at bounds[boundsStart + i]. */
-	bounds: Float32Array;
-	boundsStart: number;
-	/** Largest bound of the list's blocks. */
+	/** The largest saturation f / (f + norm) of the list's postings: weight x largestBound bounds what one posting adds. */
 	largestBound: number;
-}
-
-interface Cursor extends PostingList {
-	position: number;
-	/** weight x largestBound. */
-	maximum: number;
 }
 
 export interface ScoredSlots {
@@ -58,121 +30,142 @@ export interface ScoredSlots {
 	scores: number[];
 }
 
-/**
- * The best `limit` live slots for `lists` (best first, ties by slot), each scored
- * sum over terms of weight x f / (f + lengthNorms[slot]).
- */
-export function prunedTopK(lists: PostingList[], queryTerms: number, live: Uint8Array, lengthNorms: Float32Array, limit: number): ScoredSlots {
-	if (limit <= 0 || lists.length === 0) return { slots: [], scores: [] };
-	const cursors: Cursor[] = lists
-		.filter((list) => list.end > list.start)
-		.map((list) => ({ ...list, position: list.start, maximum: list.weight * list.largestBound }))
-		.sort((left, right) => left.maximum - right.maximum || left.queryIndex - right.queryIndex);
-	const count = cursors.length;
-	// upTo[i]: the bounds of cursors 0..i together.
-	const upTo = new Float64Array(count);
-	for (let index = 0, sum = 0; index < count; index++) upTo[index] = sum += cursors[index].maximum;
-
-	const heap = new TopK(limit);
-	let threshold = -1;
-	let firstEssential = 0;
-	const contributions = new Float64Array(queryTerms);
-	const contributing = new Int32Array(queryTerms);
-
-	for (;;) {
-		let candidate = NO_SLOT;
-		for (let index = firstEssential; index < count; index++) {
-			const cursor = cursors[index];
-			if (cursor.position < cursor.end && cursor.slots[cursor.position] < candidate) candidate = cursor.slots[cursor.position];
-		}
-		if (candidate === NO_SLOT) break;
-		const nonEssential = firstEssential > 0 ? upTo[firstEssential - 1] : 0;
-
-		if (heap.full) {
-			// Every chunk from the candidate to the nearest end of an essential list's current block is bounded by those blocks.
-			let windowBound = nonEssential;
-			let windowEnd = NO_SLOT;
-			for (let index = firstEssential; index < count; index++) {
-				const cursor = cursors[index];
-				if (cursor.position >= cursor.end) continue;
-				const block = (cursor.position - cursor.start) >> BLOCK_SHIFT;
-				windowBound += cursor.weight * cursor.bounds[cursor.boundsStart + block];
-				const last = cursor.slots[Math.min(cursor.start + ((block + 1) << BLOCK_SHIFT), cursor.end) - 1];
-				if (last < windowEnd) windowEnd = last;
-			}
-			if (windowBound * PRUNING_MARGIN <= threshold) {
-				for (let index = firstEssential; index < count; index++) advance(cursors[index], windowEnd + 1);
-				continue;
-			}
-		}
-
-		if (live[candidate] === 0) {
-			for (let index = firstEssential; index < count; index++) {
-				const cursor = cursors[index];
-				if (cursor.position < cursor.end && cursor.slots[cursor.position] === candidate) cursor.position++;
-			}
-			continue;
-		}
-
-		const norm = lengthNorms[candidate];
-		let partial = 0;
-		let touched = 0;
-		for (let index = firstEssential; index < count; index++) {
-			const cursor = cursors[index];
-			if (cursor.position >= cursor.end || cursor.slots[cursor.position] !== candidate) continue;
-			const frequency = cursor.frequencies[cursor.position++];
-			const contribution = (cursor.weight * frequency) / (frequency + norm);
-			contributions[cursor.queryIndex] = contribution;
-			contributing[touched++] = cursor.queryIndex;
-			partial += contribution;
-		}
-		let pruned = false;
-		for (let index = firstEssential - 1; index >= 0; index--) {
-			if ((partial + upTo[index]) * PRUNING_MARGIN <= threshold) {
-				pruned = true;
-				break;
-			}
-			const cursor = cursors[index];
-			advance(cursor, candidate);
-			if (cursor.position >= cursor.end || cursor.slots[cursor.position] !== candidate) continue;
-			const frequency = cursor.frequencies[cursor.position];
-			const contribution = (cursor.weight * frequency) / (frequency + norm);
-			contributions[cursor.queryIndex] = contribution;
-			contributing[touched++] = cursor.queryIndex;
-			partial += contribution;
-		}
-		if (!pruned) {
-			// As the exhaustive pass adds them: term by term in query order, rounded to float32 after each.
-			const order = contributing.subarray(0, touched).sort();
-			let score = 0;
-			for (let index = 0; index < touched; index++) score = Math.fround(score + contributions[order[index]]);
-			if (heap.offer(candidate, score) && heap.full) {
-				threshold = heap.worstScore;
-				while (firstEssential < count && upTo[firstEssential] * PRUNING_MARGIN <= threshold) firstEssential++;
-			}
-		}
-		for (let index = 0; index < touched; index++) contributions[contributing[index]] = 0;
-	}
-	return heap.sorted();
+/** The forward (chunk-major) pairs and per-slot arrays a pruned ranking reads. */
+export interface RankingInput {
+	live: Uint8Array;
+	lengthNorms: Float32Array;
+	pairStarts: Int32Array;
+	pairTerms: Int32Array;
+	pairFrequencies: Uint8Array;
+	/** Scratch, all zero between queries: one partial score per slot. */
+	scores: Float32Array;
+	/** Scratch: the slots scored. */
+	touched: Int32Array;
+	/** Mean pairs per chunk: what scoring one candidate from its own pairs costs, in postings. */
+	pairsPerSlot: number;
+	/** Scratch, -1 between queries: a term's position in the query. */
+	queryIndexOfTerm: Int32Array;
 }
 
-/** Moves the cursor to its first posting at or after `target`, skipping whole blocks. */
-function advance(cursor: Cursor, target: number): void {
-	const { slots, start, end } = cursor;
-	let position = cursor.position;
-	if (position >= end || slots[position] >= target) return;
-	let blockEnd = start + ((((position - start) >> BLOCK_SHIFT) + 1) << BLOCK_SHIFT);
-	while (blockEnd < end && slots[blockEnd - 1] < target) {
-		position = blockEnd;
-		blockEnd += BLOCK_SIZE;
+/**
+ * Term-at-a-time MaxScore (Turtle & Flood 1995): the query's lists are scored whole, in query
+ * order, into per-slot partial scores, until the bounds of the lists left add up to no more than
+ * the k-th partial score. Past that point no chunk outside the partial scores can enter the top k,
+ * and only those whose partial score plus what is left can still beat the k-th are completed,
+ * from their own (chunk-major) pairs, instead of reading the long lists left. An expanded query
+ * lists its feedback terms after the original ones, heaviest first, so its low-weight tail (where
+ * the work of expansion is) is what goes unread. Stopping costs a pass over the slots scored and a
+ * read of each candidate's pairs: it is done only when that is cheaper than the postings left.
+ *
+ * Exact: partial scores are the exhaustive pass's own float32 prefix sums (same order, same
+ * rounding), completed term by term in query order; a chunk is dropped only when its bound,
+ * widened by PRUNING_MARGIN, is at most the k-th score; ties by slot.
+ */
+export function prunedTopKByTerms(lists: PostingList[], weights: number[], terms: number[], input: RankingInput, limit: number): ScoredSlots {
+	if (limit <= 0 || lists.length === 0) return { slots: [], scores: [] };
+	const { live, lengthNorms, scores, touched } = input;
+	// left[i]: the bounds of lists i.. together; postingsLeft[i]: their postings.
+	const left = new Float64Array(lists.length + 1);
+	const postingsLeft = new Float64Array(lists.length + 1);
+	for (let index = lists.length - 1; index >= 0; index--) {
+		left[index] = left[index + 1] + lists[index].weight * lists[index].largestBound;
+		postingsLeft[index] = postingsLeft[index + 1] + lists[index].end - lists[index].start;
 	}
-	let high = Math.min(blockEnd, end);
-	while (position < high) {
-		const middle = (position + high) >> 1;
-		if (slots[middle] < target) position = middle + 1;
-		else high = middle;
+
+	let touchedCount = 0;
+	let threshold = -1;
+	let completeFrom = terms.length;
+	let lastAttempt = Number.POSITIVE_INFINITY;
+	// What the lists left unread can add to a candidate, once stopped.
+	let remainingBound = 0;
+	for (let index = 0; index < lists.length; index++) {
+		const { slots, frequencies, start, end, weight } = lists[index];
+		for (let position = start; position < end; position++) {
+			const slot = slots[position];
+			if (live[slot] === 0) continue;
+			const frequency = frequencies[position];
+			if (scores[slot] === 0) touched[touchedCount++] = slot;
+			scores[slot] += (weight * frequency) / (frequency + lengthNorms[slot]);
+		}
+		// Only between terms (a term's base and tail lists go together), when the postings left are many, and again only once what is left shrank.
+		const next = lists[index + 1];
+		if (!next || next.queryIndex === lists[index].queryIndex) continue;
+		const remaining = left[index + 1];
+		if (touchedCount < limit || postingsLeft[index + 1] < 2 * touchedCount || remaining > 0.8 * lastAttempt) continue;
+		lastAttempt = remaining;
+		const kth = kthLargest(scores, touched, touchedCount, limit);
+		if (remaining * PRUNING_MARGIN > kth) continue;
+		const candidates = candidatesAbove(scores, touched, touchedCount, kth / PRUNING_MARGIN - remaining);
+		if (candidates * input.pairsPerSlot >= postingsLeft[index + 1]) continue;
+		threshold = kth;
+		completeFrom = next.queryIndex;
+		remainingBound = remaining;
+		break;
 	}
-	cursor.position = position;
+
+	const { pairStarts, pairTerms, pairFrequencies, queryIndexOfTerm } = input;
+	for (let queryIndex = completeFrom; queryIndex < terms.length; queryIndex++) queryIndexOfTerm[terms[queryIndex]] = queryIndex;
+	const contributions = new Float64Array(terms.length);
+	const best = new TopK(limit);
+	for (let index = 0; index < touchedCount; index++) {
+		const slot = touched[index];
+		let score = scores[slot];
+		scores[slot] = 0;
+		if (threshold >= 0) {
+			if ((score + remainingBound) * PRUNING_MARGIN <= threshold) continue;
+			const norm = lengthNorms[slot];
+			for (let pair = pairStarts[slot]; pair < pairStarts[slot + 1]; pair++) {
+				const queryIndex = queryIndexOfTerm[pairTerms[pair]];
+				if (queryIndex < 0) continue;
+				const frequency = pairFrequencies[pair];
+				contributions[queryIndex] = (weights[queryIndex] * frequency) / (frequency + norm);
+			}
+			for (let queryIndex = completeFrom; queryIndex < terms.length; queryIndex++) {
+				if (contributions[queryIndex] === 0) continue;
+				score = Math.fround(score + contributions[queryIndex]);
+				contributions[queryIndex] = 0;
+			}
+		}
+		best.offer(slot, score);
+	}
+	for (let queryIndex = completeFrom; queryIndex < terms.length; queryIndex++) queryIndexOfTerm[terms[queryIndex]] = -1;
+	return best.sorted();
+}
+
+/** How many touched slots score above `floor`. */
+function candidatesAbove(scores: Float32Array, touched: Int32Array, count: number, floor: number): number {
+	let candidates = 0;
+	for (let index = 0; index < count; index++) if (scores[touched[index]] > floor) candidates++;
+	return candidates;
+}
+
+/** The `k`-th largest of the touched slots' scores (k <= count): a min-heap of the k best. */
+function kthLargest(scores: Float32Array, touched: Int32Array, count: number, k: number): number {
+	const heap = new Float64Array(k);
+	for (let index = 0; index < k; index++) {
+		let position = index;
+		const value = scores[touched[index]];
+		while (position > 0 && heap[(position - 1) >> 1] > value) {
+			heap[position] = heap[(position - 1) >> 1];
+			position = (position - 1) >> 1;
+		}
+		heap[position] = value;
+	}
+	for (let index = k; index < count; index++) {
+		const value = scores[touched[index]];
+		if (value <= heap[0]) continue;
+		let position = 0;
+		for (;;) {
+			let child = 2 * position + 1;
+			if (child >= k) break;
+			if (child + 1 < k && heap[child + 1] < heap[child]) child++;
+			if (heap[child] >= value) break;
+			heap[position] = heap[child];
+			position = child;
+		}
+		heap[position] = value;
+	}
+	return heap[0];
 }
 
 /** The best `limit` (slot, score) pairs offered, a binary heap whose root is the worst: lowest score, then highest slot. */
@@ -194,7 +187,7 @@ class TopK {
 		return this.scores[0];
 	}
 
-	/** Slots arrive ascending: one with the worst held score would lose the tie, so only a higher score enters a full heap. */
+	/** Keeps (slot, score) if it ranks above the worst held, or there is room. */
 	offer(slot: number, score: number): boolean {
 		if (this.size < this.limit) {
 			let index = this.size++;
@@ -209,7 +202,7 @@ class TopK {
 			this.scores[index] = score;
 			return true;
 		}
-		if (score <= this.scores[0]) return false;
+		if (!worse(this.slots[0], this.scores[0], slot, score)) return false;
 		let index = 0;
 		for (;;) {
 			const left = 2 * index + 1;
