@@ -92,8 +92,8 @@ async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBu
 			});
 		case "invert-lexicon": {
 			const inverted = invertLexicon(task.pairs);
-			const { renumbered, lengths, pairStarts, pairTerms, pairFrequencies, offsets, postings, frequencies } = inverted;
-			return { result: inverted, buffers: buffersOf(renumbered, lengths, pairStarts, pairTerms, pairFrequencies, offsets, postings, frequencies) };
+			const { renumbered, lengths, pairStarts, pairTerms, pairFrequencies, offsets, postings, frequencies, termBounds } = inverted;
+			return { result: inverted, buffers: buffersOf(renumbered, lengths, pairStarts, pairTerms, pairFrequencies, offsets, postings, frequencies, termBounds) };
 		}
 		case "embed-builtin": {
 			const vectors = new Float32Array(task.texts.length * BUILTIN_DIMENSIONS);

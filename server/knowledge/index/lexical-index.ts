@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
+import { type PostingList, prunedTopKByTerms } from "./pruned-top-k";
 import { buffersOf, inSlices, type PackedStrings, packStrings, unpackStrings } from "./thread-transfer";
 
 /**
@@ -16,6 +17,41 @@ const B = 0.75;
  * so without this a question naming a section would not find the section's chunks at all.
  */
 export const HEADING_WEIGHT = 2;
+
+/**
+ * Bounds are computed for an average chunk length this much above the actual one: a chunk's
+ * BM25 saturation only grows with the average, so they stay valid while changes since the last
+ * compaction raise the average by up to a tenth (past that, ranking is exhaustive until the next
+ * compaction, which is then due). The cost is bounds a few percent looser.
+ */
+const BOUND_AVERAGE_SLACK = 1.1;
+
+/** A posting's BM25 saturation f / (f + norm) where the average chunk length is `averageLength` (an upper bound for any smaller average). */
+function saturation(frequency: number, length: number, averageLength: number): number {
+	return frequency / (frequency + K1 * (1 - B + (B * length) / averageLength));
+}
+
+/** A term's postings added since the last compaction (slots ascending), with their largest saturation as the base keeps per term. */
+class TailPostings {
+	slots = new Int32Array(8);
+	frequencies = new Uint8Array(8);
+	length = 0;
+	largestBound = 0;
+
+	push(slot: number, frequency: number, bound: number): void {
+		if (this.length === this.slots.length) {
+			this.slots = grown(this.slots, 2 * this.length);
+			this.frequencies = grown(this.frequencies, 2 * this.length);
+		}
+		this.slots[this.length] = slot;
+		this.frequencies[this.length++] = frequency;
+		if (bound > this.largestBound) this.largestBound = bound;
+	}
+
+	get byteLength(): number {
+		return this.slots.byteLength + this.frequencies.byteLength;
+	}
+}
 
 /** Tail and dead chunks beyond which the postings are rebuilt in memory (amortised, no database). */
 const COMPACTION_MINIMUM = 1024;
@@ -41,7 +77,9 @@ export interface LexicalHit {
  * (term, frequency) pairs are kept chunk-major (for removal, statistics and query expansion), and
  * inverted term-major in two parts: a base of compressed sparse rows in typed arrays (`Int32Array`
  * slots, `Uint8Array` frequencies) for the slots present at the last compaction, and a small tail
- * (term -> slot/frequency pairs) for slots added since. Removed chunks become dead slots, skipped
+ * (term -> slots and frequencies) for slots added since. Both keep, per term, a bound on what
+ * one posting can add to a score, so ranking may stop before reading every posting
+ * (pruned-top-k.ts). Removed chunks become dead slots, skipped
  * by scoring and left out of the statistics at once. When the tail or the dead slots outgrow an
  * eighth of the index, everything is re-inverted from the chunk-major pairs (invertLexicon, a pure
  * function of typed arrays, so a large index re-inverts on an index-builder thread).
@@ -71,7 +109,11 @@ export class SourceLexicon implements CachedSource {
 	private offsets = new Int32Array(1);
 	private postings = new Int32Array(0);
 	private frequencies = new Uint8Array(0);
-	private tail = new Map<number, number[]>();
+	private tail = new Map<number, TailPostings>();
+	/** Per term, the largest saturation of its base postings (see saturation, at boundAverage). */
+	private termBounds = new Float32Array(0);
+	/** The average chunk length the bounds assume (BOUND_AVERAGE_SLACK above the average at the last compaction). */
+	private boundAverage = 0;
 	/** K1 * (1 - B + B * length / average length) per slot, recomputed after each change. */
 	private lengthNorms = new Float32Array(1024);
 	/**
@@ -80,6 +122,8 @@ export class SourceLexicon implements CachedSource {
 	 */
 	private scores = new Float32Array(1024);
 	private touched = new Int32Array(1024);
+	/** Per-query scratch: a term's position in the query, -1 for the others. */
+	private queryIndexOfTerm = new Int32Array(1024).fill(-1);
 
 	static fromRows(rows: LexicalChunkRow[]): SourceLexicon {
 		const lexicon = new SourceLexicon();
@@ -97,10 +141,20 @@ export class SourceLexicon implements CachedSource {
 		return this.pairStarts[this.slotCount];
 	}
 
-	/** True when the postings should be re-inverted: never inverted yet, or the tail or the dead slots outgrew an eighth. */
+	/** True when the postings should be re-inverted: never inverted yet, the tail or the dead slots outgrew an eighth, or the term bounds no longer hold. */
 	get compactionDue(): boolean {
 		const threshold = Math.max(COMPACTION_MINIMUM, this.slotCount / 8);
-		return this.baseSlots === 0 || this.slotCount - this.baseSlots > threshold || this.slotCount - this.liveCount > threshold;
+		return this.baseSlots === 0 || this.slotCount - this.baseSlots > threshold || this.slotCount - this.liveCount > threshold || !this.boundsHold;
+	}
+
+	/** Live chunks' mean length (1 when empty): BM25's length normalisation is relative to it. */
+	private get averageLength(): number {
+		return this.liveCount > 0 ? this.totalLength / this.liveCount || 1 : 1;
+	}
+
+	/** Whether the term bounds are upper bounds at the current average length. */
+	private get boundsHold(): boolean {
+		return this.averageLength <= this.boundAverage;
 	}
 
 	/** Removes the chunks of `removedDocuments`, then adds `rows` (whose documents are recorded at their version). */
@@ -164,16 +218,52 @@ export class SourceLexicon implements CachedSource {
 		this.updateLengthNorms();
 	}
 
-	/** Chunks ranked by BM25 for weighted query terms, best first; ties by slot. */
+	/**
+	 * Chunks ranked by BM25 for weighted query terms, best first; ties by slot. Exactly
+	 * rankExhaustive's result, without scoring every posting (pruned-top-k.ts).
+	 */
 	rank(queryTerms: Map<string, number>, limit: number): LexicalHit[] {
+		if (!this.boundsHold) return this.rankExhaustive(queryTerms, limit);
+		const lists: PostingList[] = [];
+		const weights: number[] = [];
+		const queryTermIds: number[] = [];
+		for (const [lexeme, queryWeight] of queryTerms) {
+			const term = this.terms.get(lexeme);
+			if (term === undefined || this.documentFrequency[term] === 0 || queryWeight <= 0) continue;
+			const weight = this.termWeight(term, queryWeight);
+			const queryIndex = weights.length;
+			weights.push(weight);
+			queryTermIds.push(term);
+			if (term + 1 < this.offsets.length && this.offsets[term + 1] > this.offsets[term]) {
+				lists.push({
+					queryIndex,
+					weight,
+					slots: this.postings,
+					frequencies: this.frequencies,
+					start: this.offsets[term],
+					end: this.offsets[term + 1],
+					largestBound: this.termBounds[term],
+				});
+			}
+			const recent = this.tail.get(term);
+			if (recent) lists.push({ queryIndex, weight, slots: recent.slots, frequencies: recent.frequencies, start: 0, end: recent.length, largestBound: recent.largestBound });
+		}
+		if (this.queryIndexOfTerm.length < this.termNames.length) this.queryIndexOfTerm = new Int32Array(Math.max(1024, 2 * this.termNames.length)).fill(-1);
+		const { live, lengthNorms, pairStarts, pairTerms, pairFrequencies, scores: partialScores, touched, queryIndexOfTerm } = this;
+		const pairsPerSlot = this.slotCount > 0 ? this.pairCount / this.slotCount : 1;
+		const input = { live, lengthNorms, pairStarts, pairTerms, pairFrequencies, pairsPerSlot, scores: partialScores, touched, queryIndexOfTerm };
+		const { slots, scores } = prunedTopKByTerms(lists, weights, queryTermIds, input, limit);
+		return slots.map((slot, index) => ({ chunkId: this.chunkIds[slot], slot, score: scores[index] }));
+	}
+
+	/** rank's result by scoring every posting of every query term: the reference the pruned ranking is tested and measured against. */
+	rankExhaustive(queryTerms: Map<string, number>, limit: number): LexicalHit[] {
 		const { scores, touched, live, lengthNorms, postings, frequencies, offsets } = this;
 		let touchedCount = 0;
 		for (const [lexeme, queryWeight] of queryTerms) {
 			const term = this.terms.get(lexeme);
 			if (term === undefined || this.documentFrequency[term] === 0 || queryWeight <= 0) continue;
-			const documentFrequency = this.documentFrequency[term];
-			// Lucene's non-negative IDF: a term in every chunk still counts a little, never negatively.
-			const weight = queryWeight * Math.log(1 + (this.liveCount - documentFrequency + 0.5) / (documentFrequency + 0.5)) * (K1 + 1);
+			const weight = this.termWeight(term, queryWeight);
 			const end = term + 1 < offsets.length ? offsets[term + 1] : 0;
 			for (let position = term + 1 < offsets.length ? offsets[term] : 0; position < end; position++) {
 				const slot = postings[position];
@@ -184,28 +274,34 @@ export class SourceLexicon implements CachedSource {
 			}
 			const recent = this.tail.get(term);
 			if (!recent) continue;
-			for (let index = 0; index < recent.length; index += 2) {
-				const slot = recent[index];
+			for (let index = 0; index < recent.length; index++) {
+				const slot = recent.slots[index];
 				if (live[slot] === 0) continue;
-				const frequency = recent[index + 1];
+				const frequency = recent.frequencies[index];
 				if (scores[slot] === 0) touched[touchedCount++] = slot;
 				scores[slot] += (weight * frequency) / (frequency + lengthNorms[slot]);
 			}
 		}
 		// Partial selection: keep the best `limit` in a small sorted array instead of sorting every hit.
 		const best: number[] = [];
-		for (let index = 0; index < touchedCount; index++) {
+		const before = (slot: number, other: number) => scores[slot] > scores[other] || (scores[slot] === scores[other] && slot < other);
+		for (let index = 0; index < touchedCount && limit > 0; index++) {
 			const slot = touched[index];
-			const score = scores[slot];
-			if (best.length >= limit && score <= scores[best[best.length - 1]]) continue;
+			if (best.length >= limit && !before(slot, best[best.length - 1])) continue;
 			let position = best.length;
-			while (position > 0 && (scores[best[position - 1]] < score || (scores[best[position - 1]] === score && best[position - 1] > slot))) position--;
+			while (position > 0 && before(slot, best[position - 1])) position--;
 			best.splice(position, 0, slot);
 			if (best.length > limit) best.pop();
 		}
 		const hits = best.map((slot) => ({ chunkId: this.chunkIds[slot], slot, score: scores[slot] }));
 		for (let index = 0; index < touchedCount; index++) scores[touched[index]] = 0;
 		return hits;
+	}
+
+	/** A term's BM25 weight: query weight x IDF x (k1 + 1); Lucene's non-negative IDF (a term in every chunk still counts a little, never negatively). */
+	private termWeight(term: number, queryWeight: number): number {
+		const documentFrequency = this.documentFrequency[term];
+		return queryWeight * Math.log(1 + (this.liveCount - documentFrequency + 0.5) / (documentFrequency + 0.5)) * (K1 + 1);
 	}
 
 	/** A chunk's lexemes with their (field-weighted) counts. */
@@ -229,8 +325,22 @@ export class SourceLexicon implements CachedSource {
 		let bytes = 0;
 		for (const id of this.chunkIds) bytes += 16 + id.length;
 		for (const term of this.termNames) bytes += 16 + term.length + 24;
-		for (const recent of this.tail.values()) bytes += 16 + recent.length * 8;
-		const arrays = [this.documentFrequency, this.live, this.lengths, this.pairStarts, this.pairTerms, this.pairFrequencies, this.offsets, this.postings, this.frequencies, this.lengthNorms, this.scores, this.touched];
+		for (const recent of this.tail.values()) bytes += 64 + recent.byteLength;
+		const arrays = [
+			this.documentFrequency,
+			this.live,
+			this.lengths,
+			this.pairStarts,
+			this.pairTerms,
+			this.pairFrequencies,
+			this.offsets,
+			this.postings,
+			this.frequencies,
+			this.termBounds,
+			this.lengthNorms,
+			this.scores,
+			this.touched,
+		];
 		return arrays.reduce((sum, array) => sum + array.byteLength, bytes);
 	}
 
@@ -261,6 +371,8 @@ export class SourceLexicon implements CachedSource {
 			offsets: this.offsets,
 			postings: this.postings,
 			frequencies: this.frequencies,
+			termBounds: this.termBounds,
+			boundAverage: this.boundAverage,
 			lengthNorms: this.lengthNorms,
 			slotCount: this.slotCount,
 			liveCount: this.liveCount,
@@ -268,7 +380,20 @@ export class SourceLexicon implements CachedSource {
 			baseSlots: this.baseSlots,
 		};
 		const packed = [transfer.chunkIds, transfer.termNames, transfer.documentIds, transfer.documentVersions].map((strings) => strings.bytes);
-		const arrays = [documentOfSlot, this.documentFrequency, this.live, this.lengths, this.pairStarts, this.pairTerms, this.pairFrequencies, this.offsets, this.postings, this.frequencies, this.lengthNorms];
+		const arrays = [
+			documentOfSlot,
+			this.documentFrequency,
+			this.live,
+			this.lengths,
+			this.pairStarts,
+			this.pairTerms,
+			this.pairFrequencies,
+			this.offsets,
+			this.postings,
+			this.frequencies,
+			this.termBounds,
+			this.lengthNorms,
+		];
 		return { transfer, buffers: buffersOf(...packed, ...arrays) };
 	}
 
@@ -302,6 +427,8 @@ export class SourceLexicon implements CachedSource {
 		lexicon.offsets = transfer.offsets;
 		lexicon.postings = transfer.postings;
 		lexicon.frequencies = transfer.frequencies;
+		lexicon.termBounds = transfer.termBounds;
+		lexicon.boundAverage = transfer.boundAverage;
 		lexicon.lengthNorms = transfer.lengthNorms;
 		lexicon.slotCount = transfer.slotCount;
 		lexicon.liveCount = transfer.liveCount;
@@ -369,12 +496,6 @@ export class SourceLexicon implements CachedSource {
 		this.pairStarts[slot + 1] = pair + 1;
 		this.lengths[slot] += frequency;
 		this.documentFrequency[term]++;
-		// Before the first compaction (a build) everything goes to the base at once.
-		if (this.baseSlots > 0 && slot >= this.baseSlots) {
-			const recent = this.tail.get(term);
-			if (recent) recent.push(slot, frequency);
-			else this.tail.set(term, [slot, frequency]);
-		}
 	}
 
 	private endChunk(slot: number, chunkId: string, documentId: string, version: string): void {
@@ -382,6 +503,16 @@ export class SourceLexicon implements CachedSource {
 		this.live[slot] = 1;
 		this.liveCount++;
 		this.totalLength += this.lengths[slot];
+		// Before the first compaction (a build) everything goes to the base at once; after, to the tail, bounded once the chunk's length is known.
+		if (this.baseSlots > 0 && slot >= this.baseSlots) {
+			for (let pair = this.pairStarts[slot]; pair < this.pairStarts[slot + 1]; pair++) {
+				const term = this.pairTerms[pair];
+				const frequency = this.pairFrequencies[pair];
+				let recent = this.tail.get(term);
+				if (!recent) this.tail.set(term, (recent = new TailPostings()));
+				recent.push(slot, frequency, saturation(frequency, this.lengths[slot], this.boundAverage));
+			}
+		}
 		const slots = this.slotsOfDocument.get(documentId);
 		if (slots) slots.push(slot);
 		else this.slotsOfDocument.set(documentId, [slot]);
@@ -403,6 +534,8 @@ export class SourceLexicon implements CachedSource {
 		this.offsets = inverted.offsets;
 		this.postings = inverted.postings;
 		this.frequencies = inverted.frequencies;
+		this.termBounds = inverted.termBounds;
+		this.boundAverage = inverted.boundAverage;
 		this.slotCount = next;
 		this.baseSlots = next;
 		this.tail = new Map();
@@ -414,7 +547,7 @@ export class SourceLexicon implements CachedSource {
 	}
 
 	private updateLengthNorms(): void {
-		const averageLength = this.liveCount > 0 ? this.totalLength / this.liveCount || 1 : 1;
+		const averageLength = this.averageLength;
 		for (let slot = 0; slot < this.slotCount; slot++) this.lengthNorms[slot] = K1 * (1 - B + (B * this.lengths[slot]) / averageLength);
 	}
 
@@ -459,11 +592,13 @@ export interface InvertedLexicon {
 	offsets: Int32Array<ArrayBuffer>;
 	postings: Int32Array<ArrayBuffer>;
 	frequencies: Uint8Array<ArrayBuffer>;
+	termBounds: Float32Array<ArrayBuffer>;
+	boundAverage: number;
 }
 
 /**
  * Drops dead slots and inverts the live ones into term-major compressed sparse rows (slots
- * ascending within a term). Pure, over typed arrays only: runs where the lexicon lives when it is
+ * ascending within a term), with each term's bound. Pure, over typed arrays only: runs where the lexicon lives when it is
  * small, on an index-builder thread when it is not.
  */
 export function invertLexicon(input: LexiconPairs): InvertedLexicon {
@@ -506,7 +641,19 @@ export function invertLexicon(input: LexiconPairs): InvertedLexicon {
 			frequencies[position] = pairFrequencies[index];
 		}
 	}
-	return { slotCount: next, renumbered, lengths, pairStarts, pairTerms, pairFrequencies, offsets, postings, frequencies };
+	let totalLength = 0;
+	for (let slot = 0; slot < next; slot++) totalLength += lengths[slot];
+	const boundAverage = (next > 0 ? totalLength / next || 1 : 1) * BOUND_AVERAGE_SLACK;
+	const termBounds = new Float32Array(termCount);
+	for (let term = 0; term < termCount; term++) {
+		let largest = 0;
+		for (let position = offsets[term]; position < offsets[term + 1]; position++) {
+			const value = saturation(frequencies[position], lengths[postings[position]], boundAverage);
+			if (value > largest) largest = value;
+		}
+		termBounds[term] = largest;
+	}
+	return { slotCount: next, renumbered, lengths, pairStarts, pairTerms, pairFrequencies, offsets, postings, frequencies, termBounds, boundAverage };
 }
 
 /** A lexicon between threads (SourceLexicon.toTransfer): typed arrays and packed strings only. */
@@ -526,6 +673,8 @@ export interface LexiconTransfer {
 	offsets: Int32Array<ArrayBuffer>;
 	postings: Int32Array<ArrayBuffer>;
 	frequencies: Uint8Array<ArrayBuffer>;
+	termBounds: Float32Array<ArrayBuffer>;
+	boundAverage: number;
 	lengthNorms: Float32Array<ArrayBuffer>;
 	slotCount: number;
 	liveCount: number;

@@ -4,12 +4,21 @@ import { DEFAULT_EXPANSION, type ExpansionOptions, expandQuery } from "./expand-
 /**
  * The lexical half of search: BM25 for the query's lexemes, then BM25 again for the query expanded
  * with pseudo-relevance feedback from the first ranking's best chunks (RM3, see expand-query.ts).
- * `expansion: false` is plain BM25 (the benchmark's component row).
+ * `expansion: false` is plain BM25 (the benchmark's component row). Both passes find their top k
+ * without scoring every posting; `ranking: "exhaustive"` scores them all (the same result: for the
+ * tests and the benchmark to compare).
  */
-export function rankLexically(lexicon: SourceLexicon, queryTerms: Map<string, number>, limit: number, expansion: ExpansionOptions | false = DEFAULT_EXPANSION): LexicalHit[] {
-	if (!expansion) return lexicon.rank(queryTerms, limit);
-	const first = lexicon.rank(queryTerms, expansion.feedbackChunks);
+export function rankLexically(
+	lexicon: SourceLexicon,
+	queryTerms: Map<string, number>,
+	limit: number,
+	expansion: ExpansionOptions | false = DEFAULT_EXPANSION,
+	ranking: "pruned" | "exhaustive" = "pruned",
+): LexicalHit[] {
+	const rank = (terms: Map<string, number>, count: number) => (ranking === "pruned" ? lexicon.rank(terms, count) : lexicon.rankExhaustive(terms, count));
+	if (!expansion) return rank(queryTerms, limit);
+	const first = rank(queryTerms, expansion.feedbackChunks);
 	if (first.length === 0) return first;
 	const feedback = first.map((hit) => ({ terms: lexicon.termsOf(hit.slot), length: lexicon.lengthOf(hit.slot), score: hit.score }));
-	return lexicon.rank(expandQuery(queryTerms, feedback, expansion, (term) => lexicon.documentFrequencyOf(term)), limit);
+	return rank(expandQuery(queryTerms, feedback, expansion, (term) => lexicon.documentFrequencyOf(term)), limit);
 }

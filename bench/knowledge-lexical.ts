@@ -1,0 +1,158 @@
+/**
+ * npm run bench:knowledge-lexical — the in-memory BM25 lexicon alone, at 100,000 and 1,000,000
+ * chunks: build time, memory, and ranking latency, exhaustive (every posting of every query term
+ * scored) against pruned (MaxScore, pruned-top-k.ts), with and without RM3 expansion.
+ *
+ * No database and no API: rows as PostgreSQL would give them (tsvector text) are generated here,
+ * seeded, and added page by page as the index-builder thread does. Chunks of ~120 words (60-180)
+ * drawn from a Zipf law (rank r with probability ~ 1/r) over a 50,000-word vocabulary, one in ten
+ * with a heading; 200 seeded queries of 2-4 words, common and rare mixed (rank = 50,000 x u^3);
+ * top 50 (what search asks of the lexical half for topK up to 12). Every pruned ranking is checked
+ * against the exhaustive one (mismatches are counted and must be 0).
+ *
+ * Memory is the process's heap plus array buffers grown by the build (after a GC, the generated
+ * rows gone). Sizes: LEXICAL_BENCH_SIZES (comma-separated, default 100000,1000000).
+ * Results: bench/results/knowledge-lexical.json.
+ */
+import { writeFile } from "node:fs/promises";
+import { type LexicalChunkRow, SourceLexicon } from "../server/knowledge/index/lexical-index";
+import { rankLexically } from "../server/knowledge/search/rank-lexically";
+import { describeRun } from "./run-record";
+
+const SIZES = (process.env.LEXICAL_BENCH_SIZES ?? "100000,1000000").split(",").map(Number);
+const VOCABULARY = 50_000;
+const QUERIES = 200;
+const TOP = 50;
+const PAGE = 10_000;
+
+const log = (message: string) => process.stdout.write(`${message}\n`);
+const percentile = (values: number[], p: number) => {
+	const sorted = [...values].sort((a, b) => a - b);
+	return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+const ms = (value: number) => Number(value.toFixed(3));
+const memoryMiB = () => {
+	global.gc?.();
+	global.gc?.();
+	const usage = process.memoryUsage();
+	return (usage.heapUsed + usage.arrayBuffers) / 2 ** 20;
+};
+
+function randomFrom(seed: number): () => number {
+	let state = seed;
+	return () => {
+		state = (state * 1103515245 + 12345) % 2 ** 31;
+		return state / 2 ** 31;
+	};
+}
+
+const cumulative = new Float64Array(VOCABULARY);
+for (let rank = 0, sum = 0; rank < VOCABULARY; rank++) cumulative[rank] = sum += 1 / (rank + 1);
+const zipfRank = (random: () => number) => {
+	const target = random() * cumulative[VOCABULARY - 1];
+	let low = 0;
+	let high = VOCABULARY - 1;
+	while (low < high) {
+		const middle = (low + high) >> 1;
+		if (cumulative[middle] < target) low = middle + 1;
+		else high = middle;
+	}
+	return low;
+};
+const word = (rank: number) => `w${rank.toString(36)}`;
+
+/** A page of chunk rows in tsvector output form (positions 1..n: only their number matters to BM25). */
+function rowsPage(random: () => number, first: number, count: number): LexicalChunkRow[] {
+	const rows: LexicalChunkRow[] = [];
+	const tsvector = (ranks: number[]) => {
+		const counts = new Map<number, number>();
+		for (const rank of ranks) counts.set(rank, (counts.get(rank) ?? 0) + 1);
+		let text = "";
+		for (const [rank, frequency] of counts) {
+			text += `${text ? " " : ""}'${word(rank)}':1`;
+			for (let position = 2; position <= frequency; position++) text += `,${position}`;
+		}
+		return text;
+	};
+	for (let index = first; index < first + count; index++) {
+		const ranks = Array.from({ length: 60 + Math.floor(random() * 121) }, () => zipfRank(random));
+		rows.push({
+			id: `chk_${index.toString(36).padStart(8, "0")}`,
+			document_id: `doc_${Math.floor(index / 20).toString(36)}`,
+			version: "1:t",
+			lexemes: tsvector(ranks),
+			heading_lexemes: index % 10 === 0 ? tsvector([zipfRank(random), zipfRank(random)]) : null,
+		});
+	}
+	return rows;
+}
+
+interface Measured {
+	p50Ms: number;
+	p99Ms: number;
+}
+
+const run = describeRun({ sizes: SIZES, vocabulary: VOCABULARY, wordsPerChunk: "60-180", queries: QUERIES, top: TOP });
+const results: Record<string, unknown> = { ...run, sizes: {} as Record<string, unknown> };
+const table: string[] = [];
+
+for (const size of SIZES) {
+	const before = memoryMiB();
+	const random = randomFrom(size);
+	const lexicon = new SourceLexicon();
+	let buildMs = 0;
+	for (let first = 0; first < size; first += PAGE) {
+		const page = rowsPage(random, first, Math.min(PAGE, size - first));
+		const started = performance.now();
+		lexicon.addRows(page);
+		buildMs += performance.now() - started;
+	}
+	const settleStarted = performance.now();
+	lexicon.settle();
+	buildMs += performance.now() - settleStarted;
+	const lexiconMiB = memoryMiB() - before;
+	log(`${size} chunks: built in ${(buildMs / 1000).toFixed(1)} s, ${lexicon.pairCount} (chunk, term) pairs, ${lexiconMiB.toFixed(0)} MiB (memoryBytes ${(lexicon.memoryBytes() / 2 ** 20).toFixed(0)} MiB)`);
+
+	const queryRandom = randomFrom(7);
+	const queries = Array.from({ length: QUERIES }, () => new Map(Array.from({ length: 2 + Math.floor(queryRandom() * 3) }, () => [word(Math.floor(VOCABULARY * queryRandom() ** 3)), 1] as [string, number])));
+	const modes = {
+		exhaustive: (query: Map<string, number>) => rankLexically(lexicon, query, TOP, false, "exhaustive"),
+		pruned: (query: Map<string, number>) => rankLexically(lexicon, query, TOP, false, "pruned"),
+		exhaustiveWithExpansion: (query: Map<string, number>) => rankLexically(lexicon, query, TOP, undefined, "exhaustive"),
+		prunedWithExpansion: (query: Map<string, number>) => rankLexically(lexicon, query, TOP, undefined, "pruned"),
+	};
+	// One warm-up pass (JIT), then the measured one; modes interleaved query by query so machine noise hits each alike.
+	const taken: Record<keyof typeof modes, number[]> = { exhaustive: [], pruned: [], exhaustiveWithExpansion: [], prunedWithExpansion: [] };
+	let mismatches = 0;
+	for (const query of queries.slice(0, 20)) for (const rank of Object.values(modes)) rank(query);
+	for (const query of queries) {
+		const outputs: Record<string, string> = {};
+		for (const [name, rank] of Object.entries(modes) as [keyof typeof modes, (query: Map<string, number>) => unknown][]) {
+			const started = performance.now();
+			const hits = rank(query);
+			taken[name].push(performance.now() - started);
+			outputs[name] = JSON.stringify(hits);
+		}
+		if (outputs.exhaustive !== outputs.pruned) mismatches++;
+		if (outputs.exhaustiveWithExpansion !== outputs.prunedWithExpansion) mismatches++;
+	}
+	const measured = Object.fromEntries(Object.entries(taken).map(([name, values]) => [name, { p50Ms: ms(percentile(values, 50)), p99Ms: ms(percentile(values, 99)) }])) as Record<
+		keyof typeof modes,
+		Measured
+	>;
+	(results.sizes as Record<string, unknown>)[size] = { buildSeconds: Number((buildMs / 1000).toFixed(1)), pairs: lexicon.pairCount, memoryMiB: Math.round(lexiconMiB), mismatches, ranking: measured };
+	log(`${size} chunks: ${JSON.stringify(measured)}; pruned/exhaustive mismatches: ${mismatches}`);
+	const row = (name: string, mode: Measured) => `| ${size.toLocaleString("en")} | ${name} | ${mode.p50Ms} | ${mode.p99Ms} |`;
+	table.push(
+		row("BM25, exhaustive", measured.exhaustive),
+		row("BM25, pruned", measured.pruned),
+		row("BM25 + RM3, exhaustive", measured.exhaustiveWithExpansion),
+		row("BM25 + RM3, pruned", measured.prunedWithExpansion),
+		`| ${size.toLocaleString("en")} | build ${(buildMs / 1000).toFixed(1)} s, ${Math.round(lexiconMiB)} MiB, mismatches ${mismatches} | | |`,
+	);
+}
+
+log(`\n| chunks | ranking (top ${TOP}, ${QUERIES} queries) | p50 ms | p99 ms |\n|---|---|---|---|`);
+for (const line of table) log(line);
+await writeFile(new URL("./results/knowledge-lexical.json", import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
+log("wrote bench/results/knowledge-lexical.json");

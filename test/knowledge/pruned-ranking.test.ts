@@ -1,0 +1,138 @@
+import { describe, expect, it } from "vitest";
+import { invertLexicon, type LexicalChunkRow, SourceLexicon } from "../../server/knowledge/index/lexical-index";
+import { rankLexically } from "../../server/knowledge/search/rank-lexically";
+
+/** Seeded random numbers (a linear congruential generator: the same corpus on every run). */
+function randomFrom(seed: number): () => number {
+	let state = seed;
+	return () => {
+		state = (state * 1103515245 + 12345) % 2 ** 31;
+		return state / 2 ** 31;
+	};
+}
+
+/**
+ * Chunks whose words follow a Zipf law (rank r drawn with probability ~ 1/r) over `vocabulary`
+ * words, of varied lengths (so length normalisation matters), some under a heading, some
+ * duplicated (equal scores: the tie-break shows).
+ */
+function zipfCorpus(seed: number, vocabulary: number) {
+	const random = randomFrom(seed);
+	const harmonic = Array.from({ length: vocabulary }, (_, rank) => 1 / (rank + 1));
+	const cumulative = new Float64Array(vocabulary);
+	harmonic.reduce((sum, weight, rank) => (cumulative[rank] = sum + weight), 0);
+	const total = cumulative[vocabulary - 1];
+	const word = (rank: number) => `t${rank}`;
+	const zipfRank = () => {
+		const target = random() * total;
+		let low = 0;
+		let high = vocabulary - 1;
+		while (low < high) {
+			const middle = (low + high) >> 1;
+			if (cumulative[middle] < target) low = middle + 1;
+			else high = middle;
+		}
+		return low;
+	};
+	const tsvector = (words: string[]) => {
+		const counts = new Map<string, number[]>();
+		words.forEach((text, index) => counts.set(text, [...(counts.get(text) ?? []), index + 1]));
+		return [...counts].map(([text, positions]) => `'${text}':${positions.join(",")}`).join(" ");
+	};
+	let previous: string | null = null;
+	const chunk = (id: string, documentId: string): LexicalChunkRow => {
+		const lexemes = previous !== null && random() < 0.05 ? previous : tsvector(Array.from({ length: 5 + Math.floor(random() * random() * 300) }, () => word(zipfRank())));
+		previous = lexemes;
+		const heading = random() < 0.1 ? tsvector([word(zipfRank()), word(zipfRank())]) : null;
+		return { id, document_id: documentId, version: "1:t", lexemes, heading_lexemes: heading };
+	};
+	const documentRows = (documentId: string, round: number) => Array.from({ length: 1 + Math.floor(random() * 6) }, (_, index) => chunk(`${documentId}-r${round}-c${index}`, documentId));
+	/** Two to four words, common and rare mixed, some weighted (as an expanded query's are). */
+	const query = (weighted: boolean) =>
+		new Map(Array.from({ length: 2 + Math.floor(random() * 3) }, () => [word(Math.floor(vocabulary * random() ** 2.5)), weighted ? 0.01 + random() : 1] as [string, number]));
+	return { random, documentRows, query };
+}
+
+/** Every field the pruned ranking returns must equal the exhaustive one: ids, slots, scores (bit for bit) and order. */
+function expectSameTopK(lexicon: SourceLexicon, queries: Map<string, number>[], limits: number[]) {
+	let compared = 0;
+	for (const query of queries) {
+		for (const limit of limits) {
+			const exhaustive = lexicon.rankExhaustive(query, limit);
+			expect(lexicon.rank(query, limit)).toEqual(exhaustive);
+			compared += exhaustive.length;
+			// Expansion in both modes: its feedback terms and weights come from the first pass.
+			expect(rankLexically(lexicon, query, limit)).toEqual(rankLexically(lexicon, query, limit, undefined, "exhaustive"));
+		}
+	}
+	return compared;
+}
+
+const LIMITS = [1, 3, 10, 50, 200];
+
+describe("pruned BM25 top-k (MaxScore)", () => {
+	it("returns exactly the exhaustive top-k on random Zipf corpora, plain and weighted queries", () => {
+		for (const seed of [1, 2, 3]) {
+			const corpus = zipfCorpus(seed, 3000);
+			const rows = Array.from({ length: 400 }, (_, index) => corpus.documentRows(`doc${index}`, 0)).flat();
+			const lexicon = SourceLexicon.fromRows(rows);
+			const queries = Array.from({ length: 40 }, (_, index) => corpus.query(index % 2 === 1));
+			const compared = expectSameTopK(lexicon, queries, LIMITS);
+			expect(compared).toBeGreaterThan(1000);
+		}
+	});
+
+	it("matches the exhaustive top-k with a tail of new chunks and dead slots, and after compaction", () => {
+		const corpus = zipfCorpus(11, 2000);
+		const documents = new Map<string, number>();
+		const lexicon = SourceLexicon.fromRows(Array.from({ length: 600 }, (_, index) => (documents.set(`doc${index}`, 0), corpus.documentRows(`doc${index}`, 0))).flat());
+		const queries = Array.from({ length: 30 }, (_, index) => corpus.query(index % 3 === 0));
+		let compactions = 0;
+		let checkedWithTail = false;
+		for (let round = 1; round <= 900; round++) {
+			// Replace, delete or add a document: its old chunks become dead slots, its new ones join the tail.
+			const id = `doc${Math.floor(corpus.random() * 800)}`;
+			const removed = documents.has(id) ? [id] : [];
+			documents.delete(id);
+			const added = corpus.random() < 0.2 ? [] : corpus.documentRows(id, round);
+			if (added.length) documents.set(id, round);
+			const wasDue = lexicon.compactionDue;
+			lexicon.absorb(removed, added.length ? deltaOf(added) : null);
+			if (round % 150 === 0) {
+				checkedWithTail = true;
+				expectSameTopK(lexicon, queries, LIMITS);
+			}
+			if (lexicon.compactionDue && !wasDue) {
+				expectSameTopK(lexicon, queries.slice(0, 10), LIMITS);
+				lexicon.completeCompaction(invertLexicon(structuredClone(lexicon.pairs())));
+				compactions++;
+				expectSameTopK(lexicon, queries.slice(0, 10), LIMITS);
+			}
+		}
+		expect(checkedWithTail).toBe(true);
+		expect(compactions).toBeGreaterThan(0);
+		expectSameTopK(lexicon, queries, LIMITS);
+	});
+
+	it("matches the exhaustive top-k when chunks added since the last compaction are much longer (bounds no longer hold)", () => {
+		const corpus = zipfCorpus(5, 500);
+		const lexicon = SourceLexicon.fromRows(Array.from({ length: 300 }, (_, index) => corpus.documentRows(`doc${index}`, 0)).flat());
+		const long: LexicalChunkRow[] = Array.from({ length: 200 }, (_, index) => ({
+			id: `long${index}`,
+			document_id: "long",
+			version: "1:t",
+			lexemes: Array.from({ length: 200 }, (_, word) => `'t${(word * 7 + index) % 500}':${Array.from({ length: 1 + (word % 4) }, (_, at) => at + 1).join(",")}`).join(" "),
+			heading_lexemes: null,
+		}));
+		lexicon.absorb([], deltaOf(long));
+		expect(lexicon.compactionDue).toBe(true);
+		expectSameTopK(lexicon, Array.from({ length: 20 }, () => corpus.query(false)), LIMITS);
+	});
+});
+
+/** The changed documents' chunks as the cache receives them: a lexicon of their own, not inverted. */
+function deltaOf(rows: LexicalChunkRow[]): SourceLexicon {
+	const delta = new SourceLexicon();
+	delta.addRows(rows);
+	return delta;
+}
