@@ -3,17 +3,24 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { InvertedLexicon, LexiconPairs, LexiconTransfer } from "./lexical-index";
 import type { MatrixTransfer } from "./vector-cache";
+import type { VectorIndexTransfer } from "./vector-index-files";
 
 /** What an index-builder thread does: read a source's chunks (all, or some documents') and build, or re-invert a lexicon. */
 export type BuildTask =
 	| { kind: "lexicon"; sourceId: string; documentIds?: string[] }
 	| { kind: "matrix"; sourceId: string; documentIds?: string[]; dimensions?: number }
-	| { kind: "invert-lexicon"; pairs: LexiconPairs };
+	| { kind: "invert-lexicon"; pairs: LexiconPairs }
+	/** Builds the source's HNSW index file, or folds the changes since the current one into a new generation. */
+	| { kind: "vector-index"; sourceId: string; directory: string }
+	/** Reads the current generation's description, if there is one (nothing from PostgreSQL). */
+	| { kind: "open-vector-index"; sourceId: string; directory: string };
 
 export interface BuildResults {
 	lexicon: LexiconTransfer;
 	matrix: MatrixTransfer;
 	"invert-lexicon": InvertedLexicon;
+	"vector-index": VectorIndexTransfer | null;
+	"open-vector-index": VectorIndexTransfer | null;
 }
 
 export type BuildRequest = { id: number; task: BuildTask };
@@ -78,7 +85,7 @@ export class IndexBuilderPool {
 	private closed = false;
 	private readonly entry = builderThreadEntry(import.meta.url);
 	/** Tasks completed, by kind; for operators, the benchmark and tests. */
-	readonly completed: Record<BuildTask["kind"], number> = { lexicon: 0, matrix: 0, "invert-lexicon": 0 };
+	readonly completed: Record<BuildTask["kind"], number> = { lexicon: 0, matrix: 0, "invert-lexicon": 0, "vector-index": 0, "open-vector-index": 0 };
 
 	constructor(
 		private readonly databaseUrl: string,
