@@ -24,19 +24,19 @@ const usearch = createRequire(import.meta.url)("usearch") as typeof import("usea
 
 /**
  * The HNSW settings (bench/knowledge-vectors.ts, docs/knowledge.md "Search at scale"): int8
- * vectors in the graph (a third of float32's file, faster to build, the same recall once
- * rescored), M = 32 (recall 0.73 against 0.59 for 16 at ef 512), expansion_add 64 (a third of
- * 128's build time, recall within 0.01 at 2,048 candidates).
+ * vectors in the graph (a third of float32's file, the same recall once rescored), M = 32 (0.88
+ * against 0.80 for 16 at 2,048 candidates), expansion_add 128 (0.88 against 0.84-0.86 for 64, for
+ * about twice the build, which runs on a builder thread).
  */
-export const HNSW_SETTINGS = { metric: usearch.MetricKind.Cos, quantization: usearch.ScalarKind.I8, connectivity: 32, expansionAdd: 64 };
+export const HNSW_SETTINGS = { metric: usearch.MetricKind.Cos, quantization: usearch.ScalarKind.I8, connectivity: 32, expansionAdd: 128 };
 
 /**
- * Candidates asked of the graph per search (its expansion_search): recall@50 0.86 at 100k
- * builtin vectors, where 4,096 gains 0.02 for twice the time and 0.9 is not reached.
+ * Candidates asked of the graph per search (its expansion_search): recall@50 0.88 at 100k
+ * builtin vectors; 4,096 gains 0.01 for several times the time, and 0.9 is not reached.
  */
 export const HNSW_CANDIDATES = 2048;
 
-/** Of those, the graph's best (by int8 similarity) rescored exactly from the float32 vectors: recall 0.85 against 0.86 for all. */
+/** Of those, the graph's best (by int8 similarity) rescored exactly from the float32 vectors: the same recall as rescoring all. */
 export const HNSW_RESCORED = 256;
 
 export function hnswIndex(dimensions: number, expansionSearch = HNSW_CANDIDATES): Index {
