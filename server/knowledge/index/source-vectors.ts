@@ -25,9 +25,10 @@ export class ApproximateIndex {
 	private readonly row: Float32Array;
 	private readonly rowBytes: Uint8Array;
 
+	private readonly decoder = new TextDecoder();
+
 	private constructor(
 		readonly generation: VectorIndexTransfer,
-		private readonly chunkIds: string[],
 		readonly keysOfDocument: Map<string, number[]>,
 		readonly versions: DocumentVersions,
 	) {
@@ -42,7 +43,6 @@ export class ApproximateIndex {
 	}
 
 	static async fromTransfer(generation: VectorIndexTransfer): Promise<ApproximateIndex> {
-		const chunkIds = unpackStrings(generation.chunkIds);
 		const documentIds = unpackStrings(generation.documentIds);
 		const documentVersions = unpackStrings(generation.versions);
 		const versions: DocumentVersions = new Map();
@@ -55,7 +55,7 @@ export class ApproximateIndex {
 			if (keys) keys.push(key);
 			else keysOfDocument.set(documentIds[document], [key]);
 		});
-		return new ApproximateIndex(generation, chunkIds, keysOfDocument, versions);
+		return new ApproximateIndex(generation, keysOfDocument, versions);
 	}
 
 	get dimensions(): number {
@@ -100,10 +100,15 @@ export class ApproximateIndex {
 		for (const bigKey of keys) {
 			const key = Number(bigKey);
 			if (this.dead[key]) continue;
-			hits.push({ chunkId: this.chunkIds[key], similarity: this.exactSimilarity(key, query, used) });
+			hits.push({ chunkId: this.chunkId(key), similarity: this.exactSimilarity(key, query, used) });
 			if (hits.length === rescored) break;
 		}
 		return hits.sort((a, b) => b.similarity - a.similarity).slice(0, limit);
+	}
+
+	private chunkId(key: number): string {
+		const { chunkIds, chunkIdStarts } = this.generation;
+		return this.decoder.decode(chunkIds.bytes.subarray(chunkIdStarts[key], chunkIdStarts[key + 1] - 1));
 	}
 
 	private exactSimilarity(key: number, query: Float32Array, used: number[]): number {

@@ -68,6 +68,11 @@ export interface VectorIndexTransfer {
 	segments: VectorSegment[];
 	/** Chunk id per key ("" for a key removed from the graph). */
 	chunkIds: PackedStrings;
+	/**
+	 * Where each key's chunk id starts in `chunkIds.bytes` (count + 1 entries, the last one past the
+	 * end): the API's thread decodes the ids of the hits only, never a million strings at once.
+	 */
+	chunkIdStarts: Uint32Array<ArrayBuffer>;
 	/** Per key, an index into documentIds; -1 for a removed key. */
 	documentOfKey: Int32Array<ArrayBuffer>;
 	documentIds: PackedStrings;
@@ -150,6 +155,10 @@ export function readMeta(directory: string, name: string): VectorIndexTransfer {
 	const documentIds = take(header.lengths.documentIds);
 	const versions = take(header.lengths.versions);
 	const documentOfKey = new Int32Array(take(header.count * 4).buffer);
+	const chunkIdStarts = new Uint32Array(header.count + 1);
+	const ids = Buffer.from(chunkIds.buffer, chunkIds.byteOffset, chunkIds.length);
+	for (let key = 1, at = ids.indexOf(0); at >= 0 && key < header.count; at = ids.indexOf(0, at + 1)) chunkIdStarts[key++] = at + 1;
+	chunkIdStarts[header.count] = chunkIds.length + 1;
 	return {
 		directory,
 		name,
@@ -157,6 +166,7 @@ export function readMeta(directory: string, name: string): VectorIndexTransfer {
 		count: header.count,
 		segments: header.segments,
 		chunkIds: { count: header.count, bytes: chunkIds },
+		chunkIdStarts,
 		documentOfKey,
 		documentIds: { count: header.documents, bytes: documentIds },
 		versions: { count: header.documents, bytes: versions },
