@@ -175,4 +175,10 @@ describe("a source searched through an HNSW index file", () => {
 		// The old generation's files stay a while for processes still opening them.
 		expect(existsSync(join(indexDirectory, "vectors", sourceId, `${generation}.usearch`))).toBe(true);
 	}, 120_000);
+
+	it("deleting the source removes its index files", async () => {
+		expect(existsSync(join(indexDirectory, "vectors", sourceId))).toBe(true);
+		expect((await first.request("DELETE", `/knowledge/sources/${sourceId}`, { key: workspace.apiKey })).status).toBe(200);
+		expect(existsSync(join(indexDirectory, "vectors", sourceId))).toBe(false);
+	});
 });

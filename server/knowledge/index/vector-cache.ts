@@ -1,3 +1,4 @@
+import { rm } from "node:fs/promises";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { DatabaseNotifications } from "../../db/notifications";
 import { DEFAULT_KNOWLEDGE_OPTIONS } from "../options";
@@ -5,6 +6,7 @@ import type { IndexBuilderPool } from "./index-builder-pool";
 import type { SearchMemoryBudget } from "./search-memory-budget";
 import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
 import { ApproximateIndex, SourceVectors } from "./source-vectors";
+import { sourceIndexDirectory } from "./vector-index-files";
 import { buffersOf, inSlices, type PackedStrings, packStrings, unpackStrings } from "./thread-transfer";
 import { decodeVector } from "./vector-encoding";
 
@@ -303,6 +305,12 @@ export class VectorCache extends SourceChunkCache<SourceVectors> {
 		}
 		vectors.absorb(changes.removed, delta);
 		this.indexIfDue(source, vectors);
+	}
+
+	/** A deleted source's HNSW files (a process that has them mapped keeps reading them until it lets go). */
+	async removeIndexFiles(sourceId: string): Promise<void> {
+		const { directory } = this.indexSettings;
+		if (directory) await rm(sourceIndexDirectory(directory, sourceId), { recursive: true, force: true });
 	}
 
 	/** The source's current index generation from the directory, if any and usable; it is then brought up to date by versions. */
