@@ -5,10 +5,6 @@ import { inSlices, unpackStrings } from "./thread-transfer";
 import { SourceMatrix } from "./vector-cache";
 import { graphPath, HNSW_CANDIDATES, HNSW_RESCORED, hnswIndex, segmentPath, type VectorIndexTransfer } from "./vector-index-files";
 
-const closeDescriptors = new FinalizationRegistry<number[]>((descriptors) => {
-	for (const descriptor of descriptors) closeSync(descriptor);
-});
-
 /**
  * One generation of a source's HNSW index (vector-index-files.ts), opened on the API's thread: the
  * graph memory-mapped (`view`: opening is milliseconds and nothing is copied; it is immutable), the
@@ -21,7 +17,6 @@ export class ApproximateIndex {
 	private readonly index: Index;
 	private readonly dead: Uint8Array;
 	private deadCount = 0;
-	private readonly descriptors: number[];
 	private readonly row: Float32Array;
 	private readonly rowBytes: Uint8Array;
 
@@ -36,8 +31,6 @@ export class ApproximateIndex {
 		this.index.view(graphPath(generation.directory, generation.name));
 		this.dead = new Uint8Array(generation.count);
 		for (let key = 0; key < generation.count; key++) if (generation.documentOfKey[key] < 0) this.dead[key] = 1;
-		this.descriptors = generation.segments.map((segment) => openSync(segmentPath(generation.directory, segment.file), "r"));
-		closeDescriptors.register(this, [...this.descriptors]);
 		this.row = new Float32Array(generation.dimensions);
 		this.rowBytes = new Uint8Array(this.row.buffer);
 	}
@@ -97,11 +90,17 @@ export class ApproximateIndex {
 		for (let dimension = 0; dimension < query.length; dimension++) if (query[dimension] !== 0) used.push(dimension);
 		const hits: { chunkId: string; similarity: number }[] = [];
 		const rescored = Math.max(HNSW_RESCORED, limit);
-		for (const bigKey of keys) {
-			const key = Number(bigKey);
-			if (this.dead[key]) continue;
-			hits.push({ chunkId: this.chunkId(key), similarity: this.exactSimilarity(key, query, used) });
-			if (hits.length === rescored) break;
+		// Opened per search (microseconds), so nothing outlives this index but the mapped graph.
+		const descriptors = new Map<number, number>();
+		try {
+			for (const bigKey of keys) {
+				const key = Number(bigKey);
+				if (this.dead[key]) continue;
+				hits.push({ chunkId: this.chunkId(key), similarity: this.exactSimilarity(key, query, used, descriptors) });
+				if (hits.length === rescored) break;
+			}
+		} finally {
+			for (const descriptor of descriptors.values()) closeSync(descriptor);
 		}
 		return hits.sort((a, b) => b.similarity - a.similarity).slice(0, limit);
 	}
@@ -111,11 +110,16 @@ export class ApproximateIndex {
 		return this.decoder.decode(chunkIds.bytes.subarray(chunkIdStarts[key], chunkIdStarts[key + 1] - 1));
 	}
 
-	private exactSimilarity(key: number, query: Float32Array, used: number[]): number {
-		const { segments } = this.generation;
+	private exactSimilarity(key: number, query: Float32Array, used: number[], descriptors: Map<number, number>): number {
+		const { segments, directory } = this.generation;
 		let segment = segments.length - 1;
 		while (segment > 0 && segments[segment].from > key) segment--;
-		readSync(this.descriptors[segment], this.rowBytes, 0, this.rowBytes.length, (key - segments[segment].from) * this.rowBytes.length);
+		let descriptor = descriptors.get(segment);
+		if (descriptor === undefined) {
+			descriptor = openSync(segmentPath(directory, segments[segment].file), "r");
+			descriptors.set(segment, descriptor);
+		}
+		readSync(descriptor, this.rowBytes, 0, this.rowBytes.length, (key - segments[segment].from) * this.rowBytes.length);
 		let similarity = 0;
 		for (const dimension of used) similarity += query[dimension] * this.row[dimension];
 		return similarity;
