@@ -5,7 +5,7 @@ import { z } from "zod";
 import { EgressAllowListError, parseEgressAllowList } from "./egress/allow-list";
 import type { EgressSettings } from "./egress/egress";
 import type { EvaluationOptions } from "./jobs/evaluation-job";
-import type { KnowledgeOptions } from "./knowledge/options";
+import { DEFAULT_KNOWLEDGE_OPTIONS, type KnowledgeOptions } from "./knowledge/options";
 import { DEFAULT_PARSING_OPTIONS } from "./knowledge/parse/parser-pool";
 import { DEFAULT_SIGN_IN_THROTTLE, type SignInThrottleOptions } from "./modules/oauth/sign-in-throttle";
 import type { SessionLifetimes } from "./modules/sessions/session-lifetimes";
@@ -55,6 +55,7 @@ const ZEnvironment = z.object({
 	KNOWLEDGE_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.5).default(0.5),
 	// Search structures one process keeps across all sources, least recently searched leave first.
 	KNOWLEDGE_SEARCH_MEMORY_MB: z.coerce.number().int().min(16).default(512),
+	KNOWLEDGE_VECTOR_INDEX_MIN_CHUNKS: z.coerce.number().int().min(1).default(DEFAULT_KNOWLEDGE_OPTIONS.vectorIndexMinChunks),
 	// Where search index files are kept, so a restart opens them instead of rebuilding (default DATA_DIR/knowledge-index).
 	KNOWLEDGE_INDEX_DIR: z.string().min(1).optional(),
 	// Parsing: processes and each document's budgets (docs/knowledge.md, Parsing budgets).
@@ -250,6 +251,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 			uploadUrlTtlSeconds: env.KNOWLEDGE_UPLOAD_URL_TTL_SECONDS,
 			pollIntervalSeconds: env.KNOWLEDGE_POLL_INTERVAL_SECONDS,
 			searchMemoryBytes: env.KNOWLEDGE_SEARCH_MEMORY_MB * 1024 ** 2,
+			vectorIndexMinChunks: env.KNOWLEDGE_VECTOR_INDEX_MIN_CHUNKS,
 			indexDirectory: resolve(env.KNOWLEDGE_INDEX_DIR ?? join(dataDirectory, "knowledge-index")),
 			storage:
 				env.KNOWLEDGE_STORAGE === "s3"

@@ -158,7 +158,10 @@ export async function createPlatformServices(
 			localStorage ?? new (await import("./knowledge/storage/s3-storage")).S3Storage(knowledge.storage as Extract<KnowledgeOptions["storage"], { driver: "s3" }>);
 		closers.push(() => storage.close?.());
 
-		const search = createKnowledgeSearchCaches(notifications, options.databaseUrl, knowledge.searchMemoryBytes);
+		const search = createKnowledgeSearchCaches(notifications, options.databaseUrl, knowledge.searchMemoryBytes, {
+			directory: knowledge.indexDirectory,
+			minChunks: knowledge.vectorIndexMinChunks,
+		});
 		closers.push(() => search.close());
 		const pinecone = knowledge.pinecone ? new (await import("./knowledge/index/pinecone-vector-index")).PineconeVectorIndex(knowledge.pinecone) : undefined;
 		const vectorIndexes = new VectorIndexes(search.vectors, pinecone);

@@ -36,6 +36,11 @@ export interface KnowledgeOptions {
 	 * rebuilding from PostgreSQL. Undefined: nothing is written to disk (every load builds).
 	 */
 	indexDirectory?: string;
+	/**
+	 * Sources with at least this many vectors are searched through an HNSW index (with an index
+	 * directory; see docs/knowledge.md "Search at scale"); smaller ones by the exact scan.
+	 */
+	vectorIndexMinChunks: number;
 }
 
 export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
@@ -50,4 +55,5 @@ export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
 	vectorStore: "postgres",
 	parsing: DEFAULT_PARSING_OPTIONS,
 	searchMemoryBytes: 512 * 1024 ** 2,
+	vectorIndexMinChunks: 20_000,
 };

@@ -3,6 +3,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { InvertedLexicon, LexiconPairs, LexiconTransfer } from "./lexical-index";
 import type { MatrixTransfer } from "./vector-cache";
+import type { VectorIndexTransfer } from "./vector-index-files";
 
 /**
  * What an index-builder thread does: read a source's chunks (all, or some documents') and build,
@@ -12,7 +13,11 @@ export type BuildTask =
 	| { kind: "lexicon"; sourceId: string; documentIds?: string[] }
 	| { kind: "matrix"; sourceId: string; documentIds?: string[]; dimensions?: number }
 	| { kind: "invert-lexicon"; pairs: LexiconPairs }
-	| { kind: "embed-builtin"; texts: string[] };
+	| { kind: "embed-builtin"; texts: string[] }
+	/** Builds the source's HNSW index file, or folds the changes since the current one into a new generation. */
+	| { kind: "vector-index"; sourceId: string; directory: string }
+	/** Reads the current generation's description, if there is one (nothing from PostgreSQL). */
+	| { kind: "open-vector-index"; sourceId: string; directory: string };
 
 export interface BuildResults {
 	lexicon: LexiconTransfer;
@@ -20,6 +25,8 @@ export interface BuildResults {
 	"invert-lexicon": InvertedLexicon;
 	/** The texts' vectors end to end (BUILTIN_DIMENSIONS values each), transferred. */
 	"embed-builtin": Float32Array;
+	"vector-index": VectorIndexTransfer | null;
+	"open-vector-index": VectorIndexTransfer | null;
 }
 
 export type BuildRequest = { id: number; task: BuildTask };
@@ -87,7 +94,7 @@ export class IndexBuilderPool {
 	private closed = false;
 	private readonly entry = builderThreadEntry(import.meta.url);
 	/** Tasks completed, by kind; for operators, the benchmark and tests. */
-	readonly completed: Record<BuildTask["kind"], number> = { lexicon: 0, matrix: 0, "invert-lexicon": 0, "embed-builtin": 0 };
+	readonly completed: Record<BuildTask["kind"], number> = { lexicon: 0, matrix: 0, "invert-lexicon": 0, "embed-builtin": 0, "vector-index": 0, "open-vector-index": 0 };
 
 	constructor(
 		private readonly databaseUrl: string,

@@ -12,6 +12,10 @@ import type { BuildReply, BuildRequest, BuildTask } from "./index-builder-pool";
 import { invertLexicon, type LexicalChunkRow, lexicalChunkRowsSql, SourceLexicon } from "./lexical-index";
 import { buffersOf } from "./thread-transfer";
 import { SourceMatrix, type VectorChunkRow, vectorChunkRowsSql } from "./vector-cache";
+import { buildVectorIndex, openVectorIndex } from "./vector-index-build";
+import type { VectorIndexTransfer } from "./vector-index-files";
+
+const vectorIndexBuffers = (generation: VectorIndexTransfer) => buffersOf(generation.chunkIds.bytes, generation.chunkIdStarts, generation.documentIds.bytes, generation.versions.bytes, generation.documentOfKey);
 
 /** Rows per FETCH: a few megabytes of tsvectors or vectors at a time, never the whole source. */
 const PAGE_ROWS = 1000;
@@ -37,15 +41,16 @@ async function withConnection<T>(use: (client: pg.Client) => Promise<T>): Promis
 /**
  * The query's rows a page at a time, from a cursor in a read-only repeatable-read transaction (so
  * what `before` reads and the rows are one snapshot). The next page is asked for before the
- * current one is handed out: PostgreSQL reads it while this thread builds.
+ * current one is handed out: PostgreSQL reads it while this thread builds. `parameters` may depend
+ * on what `before` read (a function called after it).
  */
-async function* pagesOf<Row>(client: pg.Client, sql: string, parameters: unknown[], before?: (client: pg.Client) => Promise<void>): AsyncGenerator<Row[]> {
+async function* pagesOf<Row>(client: pg.Client, sql: string, parameters: unknown[] | (() => unknown[]), before?: (client: pg.Client) => Promise<void>): AsyncGenerator<Row[]> {
 	const fetchPage = () => client.query<Row & pg.QueryResultRow>(`fetch ${PAGE_ROWS} from chunk_rows`);
 	let next: ReturnType<typeof fetchPage> | undefined;
 	await client.query("begin isolation level repeatable read read only");
 	try {
 		await before?.(client);
-		await client.query(`declare chunk_rows no scroll cursor for ${sql}`, parameters);
+		await client.query(`declare chunk_rows no scroll cursor for ${sql}`, typeof parameters === "function" ? parameters() : parameters);
 		next = fetchPage();
 		for (;;) {
 			const { rows } = await next;
@@ -90,6 +95,15 @@ async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBu
 				const { transfer, buffers } = matrix.toTransfer();
 				return { result: transfer, buffers };
 			});
+		case "vector-index":
+			return withConnection(async (client) => {
+				const built = await buildVectorIndex(client, pagesOf, task.directory, task.sourceId);
+				return { result: built, buffers: built ? vectorIndexBuffers(built) : [] };
+			});
+		case "open-vector-index": {
+			const opened = openVectorIndex(task.directory, task.sourceId);
+			return { result: opened, buffers: opened ? vectorIndexBuffers(opened) : [] };
+		}
 		case "invert-lexicon": {
 			const inverted = invertLexicon(task.pairs);
 			const { renumbered, lengths, pairStarts, pairTerms, pairFrequencies, offsets, postings, frequencies, termBounds } = inverted;

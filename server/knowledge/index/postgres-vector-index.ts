@@ -49,6 +49,7 @@ export class PostgresVectorIndex implements VectorIndex {
 	async deleteSource(sourceId: string): Promise<void> {
 		const changed = await this.em.getConnection().execute("update knowledge_chunks set embedding = null where source_id = ? and embedding is not null returning 1", [sourceId]);
 		await this.notify(sourceId, changed.length);
+		await this.cache.removeIndexFiles(sourceId);
 	}
 
 	/**

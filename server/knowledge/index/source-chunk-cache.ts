@@ -25,6 +25,11 @@ export interface CachedSource {
 	versions: DocumentVersions;
 	/** Bytes held, counted against the process's search memory budget after each load or refresh. */
 	memoryBytes(): number;
+	/**
+	 * Opened from files a process wrote earlier, not read from the database: its `versions` may be
+	 * behind, so it is brought up to date (as after a change) before its first search.
+	 */
+	restored?: boolean;
 }
 
 interface Entry<T> {
@@ -58,7 +63,7 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 	/** Loads under way while nothing is kept (notifications down): concurrent searches still share one. */
 	private readonly unkeptLoads = new Map<string, Promise<T>>();
 	/** Counters for operators, the benchmark and tests: full loads vs incremental refreshes. */
-	readonly statistics = { fullLoads: 0, refreshes: 0, documentsLoaded: 0, documentsRemoved: 0 };
+	readonly statistics = { fullLoads: 0, restoredLoads: 0, refreshes: 0, documentsLoaded: 0, documentsRemoved: 0 };
 
 	constructor(
 		private readonly notifications: DatabaseNotifications,
@@ -112,7 +117,7 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 		if (!this.notifications.listening) {
 			let load = this.unkeptLoads.get(sourceId);
 			if (!load) {
-				load = this.loadAll(em, source);
+				load = this.load(em, source);
 				this.unkeptLoads.set(sourceId, load);
 				const done = () => this.unkeptLoads.delete(sourceId);
 				load.then(done, done);
@@ -121,11 +126,12 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 		}
 		const entry = this.entries.get(sourceId);
 		if (!entry) {
-			const created: Entry<T> = { value: this.loadAll(em, source), stale: false };
+			const created: Entry<T> = { value: this.load(em, source), stale: false };
 			this.entries.set(sourceId, created);
 			created.value.then(
 				(value) => {
-					this.statistics.fullLoads++;
+					if (value.restored) this.statistics.restoredLoads++;
+					else this.statistics.fullLoads++;
 					this.account(sourceId, created, value);
 				},
 				() => this.forget(sourceId, created),
@@ -149,6 +155,13 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 			() => this.forget(sourceId, entry),
 		);
 		return refreshing;
+	}
+
+	/** loadAll, and a restored structure brought up to date from the database before anyone searches it. */
+	private async load(em: EntityManager, source: SourceRef): Promise<T> {
+		const value = await this.loadAll(em, source);
+		if (value.restored) await this.refresh(em, source, value);
+		return value;
 	}
 
 	private forget(sourceId: string, entry: Entry<T>): void {

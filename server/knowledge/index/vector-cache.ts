@@ -1,5 +1,12 @@
+import { rm } from "node:fs/promises";
 import type { EntityManager } from "@mikro-orm/postgresql";
+import type { DatabaseNotifications } from "../../db/notifications";
+import { DEFAULT_KNOWLEDGE_OPTIONS } from "../options";
+import type { IndexBuilderPool } from "./index-builder-pool";
+import type { SearchMemoryBudget } from "./search-memory-budget";
 import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
+import { ApproximateIndex, SourceVectors } from "./source-vectors";
+import { sourceIndexDirectory } from "./vector-index-files";
 import { buffersOf, inSlices, type PackedStrings, packStrings, unpackStrings } from "./thread-transfer";
 import { decodeVector } from "./vector-encoding";
 
@@ -230,16 +237,44 @@ export interface MatrixTransfer {
 	liveCount: number;
 }
 
+/** Where and from what size sources get an HNSW index (KnowledgeOptions.indexDirectory, vectorIndexMinChunks). */
+export interface VectorIndexSettings {
+	/** Undefined: no files, every source keeps the exact matrix. */
+	directory?: string;
+	/** Sources with fewer vectors keep the exact matrix: exact, and a few milliseconds there. */
+	minChunks: number;
+	/** Chunks in the exact tail plus chunks removed from the graph that make a fold into a new generation due. */
+	foldChunks: number;
+}
+
+export const DEFAULT_VECTOR_INDEX_SETTINGS: VectorIndexSettings = { minChunks: DEFAULT_KNOWLEDGE_OPTIONS.vectorIndexMinChunks, foldChunks: 2_000 };
+
 /**
- * Per-source vectors held in memory (see SourceMatrix), loaded on first search and brought up to
+ * Per-source vectors held in memory (see SourceVectors), loaded on first search and brought up to
  * date document by document after a change (see SourceChunkCache); both on index-builder threads
- * (index-builder-pool.ts), never on the API's event loop. Without pgvector, similarity is a
- * brute-force dot product; a contiguous matrix keeps that within a few tens of milliseconds at
- * 100k chunks. Changes arrive by LISTEN/NOTIFY (`knowledge_vectors`) so every instance (and
- * worker) agrees.
+ * (index-builder-pool.ts), never on the API's event loop. Small sources are ranked by a
+ * brute-force dot product over a contiguous matrix (a few tens of milliseconds at 100k chunks).
+ * With an index directory, a source of `minChunks` vectors or more also gets an HNSW index built
+ * on a builder thread (searches use the matrix meanwhile), saved as a file this thread maps, and
+ * kept up to date by an exact tail and folds; after a restart the file is opened and only the
+ * documents changed since are read. Changes arrive by LISTEN/NOTIFY (`knowledge_vectors`) so
+ * every instance (and worker) agrees.
  */
-export class VectorCache extends SourceChunkCache<SourceMatrix> {
-	matrixFor(em: EntityManager, source: SourceRef): Promise<SourceMatrix> {
+export class VectorCache extends SourceChunkCache<SourceVectors> {
+	/** HNSW generations built and adopted, and builds that failed (the exact search goes on). */
+	readonly indexStatistics = { builds: 0, failures: 0 };
+
+	constructor(
+		notifications: DatabaseNotifications,
+		builders: IndexBuilderPool,
+		budget: SearchMemoryBudget,
+		budgetPrefix: string,
+		private readonly indexSettings: VectorIndexSettings = DEFAULT_VECTOR_INDEX_SETTINGS,
+	) {
+		super(notifications, builders, budget, budgetPrefix);
+	}
+
+	matrixFor(em: EntityManager, source: SourceRef): Promise<SourceVectors> {
 		return this.current(em, source);
 	}
 
@@ -247,18 +282,77 @@ export class VectorCache extends SourceChunkCache<SourceMatrix> {
 		return (await this.matrixFor(em, source)).nearest(query, limit);
 	}
 
-	protected async loadAll(_em: EntityManager, source: SourceRef): Promise<SourceMatrix> {
-		return SourceMatrix.fromTransfer(await this.builders.run(source.workspace, { kind: "matrix", sourceId: source.id }));
+	protected async loadAll(_em: EntityManager, source: SourceRef): Promise<SourceVectors> {
+		const restored = await this.openIndex(source);
+		if (restored) return restored;
+		const vectors = new SourceVectors(await SourceMatrix.fromTransfer(await this.builders.run(source.workspace, { kind: "matrix", sourceId: source.id })));
+		this.indexIfDue(source, vectors);
+		return vectors;
 	}
 
-	protected async applyChanges(_em: EntityManager, source: SourceRef, matrix: SourceMatrix, changes: { removed: string[]; changed: string[] }): Promise<void> {
+	protected async applyChanges(_em: EntityManager, source: SourceRef, vectors: SourceVectors, changes: { removed: string[]; changed: string[] }): Promise<void> {
+		const epoch = vectors.epoch;
 		// Built at the held dimensions, so rows of another size are skipped there as they would be here.
 		const delta = changes.changed.length
 			? await SourceMatrix.fromTransfer(
-					await this.builders.run(source.workspace, { kind: "matrix", sourceId: source.id, documentIds: changes.changed, dimensions: matrix.dimensions || undefined }),
+					await this.builders.run(source.workspace, { kind: "matrix", sourceId: source.id, documentIds: changes.changed, dimensions: vectors.dimensions || undefined }),
 				)
 			: null;
-		matrix.absorb(changes.removed, delta);
+		if (vectors.epoch !== epoch) {
+			// A new generation came in meanwhile: these changes were computed against the old one.
+			this.invalidate(source.id);
+			return;
+		}
+		vectors.absorb(changes.removed, delta);
+		this.indexIfDue(source, vectors);
+	}
+
+	/** A deleted source's HNSW files (a process that has them mapped keeps reading them until it lets go). */
+	async removeIndexFiles(sourceId: string): Promise<void> {
+		const { directory } = this.indexSettings;
+		if (directory) await rm(sourceIndexDirectory(directory, sourceId), { recursive: true, force: true });
+	}
+
+	/** The source's current index generation from the directory, if any and usable; it is then brought up to date by versions. */
+	private async openIndex(source: SourceRef): Promise<SourceVectors | null> {
+		const { directory } = this.indexSettings;
+		if (!directory) return null;
+		try {
+			const generation = await this.builders.run(source.workspace, { kind: "open-vector-index", sourceId: source.id, directory });
+			if (!generation) return null;
+			const approximate = await ApproximateIndex.fromTransfer(generation);
+			const tail = new SourceMatrix();
+			tail.dimensions = approximate.dimensions;
+			const vectors = new SourceVectors(tail, approximate);
+			vectors.restored = true;
+			return vectors;
+		} catch {
+			// An unreadable or half-removed generation: the source loads from PostgreSQL, and gets a new one.
+			return null;
+		}
+	}
+
+	/** Builds the source's first generation, or folds the tail and removals into a new one, on a builder thread, once due. */
+	private indexIfDue(source: SourceRef, vectors: SourceVectors): void {
+		const { directory, minChunks, foldChunks } = this.indexSettings;
+		if (!directory || vectors.indexing) return;
+		if (vectors.approximate ? vectors.pendingFold < foldChunks : vectors.size < minChunks) return;
+		vectors.indexing = true;
+		this.builders
+			.run(source.workspace, { kind: "vector-index", sourceId: source.id, directory })
+			.then(async (generation) => {
+				if (!generation) return;
+				vectors.adopt(await ApproximateIndex.fromTransfer(generation));
+				this.indexStatistics.builds++;
+				// The generation holds its build's snapshot: the next search catches up by document versions.
+				this.invalidate(source.id);
+			})
+			.catch(() => {
+				this.indexStatistics.failures++;
+			})
+			.finally(() => {
+				vectors.indexing = false;
+			});
 	}
 }
 

@@ -2,7 +2,7 @@ import type { DatabaseNotifications } from "../../db/notifications";
 import { IndexBuilderPool } from "../index/index-builder-pool";
 import { LexicalIndexCache } from "../index/lexical-index";
 import { SearchMemoryBudget } from "../index/search-memory-budget";
-import { VectorCache } from "../index/vector-cache";
+import { DEFAULT_VECTOR_INDEX_SETTINGS, VectorCache, type VectorIndexSettings } from "../index/vector-cache";
 
 /** The per-source in-memory structures search ranks with, one set per process (a platform service). */
 export interface KnowledgeSearchCaches {
@@ -15,12 +15,17 @@ export interface KnowledgeSearchCaches {
 	close(): Promise<void>;
 }
 
-export function createKnowledgeSearchCaches(notifications: DatabaseNotifications, databaseUrl: string, memoryBytes: number): KnowledgeSearchCaches {
+export function createKnowledgeSearchCaches(
+	notifications: DatabaseNotifications,
+	databaseUrl: string,
+	memoryBytes: number,
+	vectorIndex: Pick<VectorIndexSettings, "directory" | "minChunks"> = DEFAULT_VECTOR_INDEX_SETTINGS,
+): KnowledgeSearchCaches {
 	const builders = new IndexBuilderPool(databaseUrl);
 	const budget = new SearchMemoryBudget(memoryBytes);
 	return {
 		lexical: new LexicalIndexCache(notifications, builders, budget, "lexical:"),
-		vectors: new VectorCache(notifications, builders, budget, "vectors:"),
+		vectors: new VectorCache(notifications, builders, budget, "vectors:", { ...DEFAULT_VECTOR_INDEX_SETTINGS, ...vectorIndex }),
 		builders,
 		budget,
 		close: () => builders.close(),

@@ -1,0 +1,136 @@
+/**
+ * Building and folding a source's HNSW index files (vector-index-files.ts); runs on index-builder
+ * threads only (index-builder-thread.ts): reading a million vectors and inserting them into a
+ * graph takes minutes, and a usearch index cannot move between threads, so the API's thread gets
+ * the saved file and maps it.
+ */
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import type pg from "pg";
+import type { Index } from "usearch";
+import { DOCUMENT_VERSION_SQL } from "./source-chunk-cache";
+import { unpackStrings } from "./thread-transfer";
+import { type VectorChunkRow, vectorChunkRowsSql } from "./vector-cache";
+import {
+	currentGeneration,
+	graphPath,
+	hnswIndex,
+	newGenerationName,
+	readMeta,
+	removeOldGenerations,
+	segmentPath,
+	sourceIndexDirectory,
+	type VectorIndexTransfer,
+	type VectorSegment,
+	writeAtomically,
+	writeMeta,
+} from "./vector-index-files";
+
+/** Pages of rows from a cursor over `sql`, whose parameters are known once `before` has run in the same snapshot. */
+export type PageReader = <Row>(client: pg.Client, sql: string, parameters: unknown[] | (() => unknown[]), before?: (client: pg.Client) => Promise<void>) => AsyncGenerator<Row[]>;
+
+/** Insertion threads per build: the pool already runs builds side by side on a machine of a few cores. */
+const INSERT_THREADS = 1;
+
+export function openVectorIndex(root: string, sourceId: string): VectorIndexTransfer | null {
+	const directory = sourceIndexDirectory(root, sourceId);
+	const name = currentGeneration(directory);
+	return name ? readMeta(directory, name) : null;
+}
+
+/**
+ * A new generation of the source's index: from nothing, every READY chunk; from the current
+ * generation, its graph loaded into memory here, the chunks of documents removed or re-ingested
+ * since removed from it, and those of new or re-ingested documents added (their vectors in a new
+ * vector file). One repeatable-read snapshot, so the generation's document versions are exactly
+ * what it holds. Null when the source has no vectors.
+ */
+export async function buildVectorIndex(client: pg.Client, pagesOf: PageReader, root: string, sourceId: string): Promise<VectorIndexTransfer | null> {
+	const directory = sourceIndexDirectory(root, sourceId);
+	mkdirSync(directory, { recursive: true });
+	const baseName = currentGeneration(directory);
+	const base = baseName ? readMeta(directory, baseName) : null;
+	let dimensions = base?.dimensions ?? 0;
+	let index: Index | null = null;
+	if (base && baseName) {
+		index = hnswIndex(dimensions);
+		index.load(graphPath(directory, baseName));
+	}
+	const chunkIds = base ? unpackStrings(base.chunkIds) : [];
+	const documentOfKey: number[] = base ? Array.from(base.documentOfKey) : [];
+	const baseDocuments = base ? unpackStrings(base.documentIds) : [];
+	const baseVersions = base ? unpackStrings(base.versions) : [];
+	const name = newGenerationName(baseName);
+	const segment: VectorSegment = { file: `${name}.f32`, from: base?.count ?? 0, to: base?.count ?? 0 };
+
+	const documentIds: string[] = [];
+	const versions: string[] = [];
+	const documentIndex = new Map<string, number>();
+	let toRead: string[] = [];
+	const readDocuments = async (connection: pg.Client) => {
+		const { rows } = await connection.query<{ id: string; version: string }>(
+			`select d.id, ${DOCUMENT_VERSION_SQL} as version from knowledge_documents d where d.source_id = $1 and d.status = 'READY'`,
+			[sourceId],
+		);
+		const now = new Map(rows.map((row) => [row.id, row.version]));
+		for (const [id, version] of now) {
+			documentIndex.set(id, documentIds.length);
+			documentIds.push(id);
+			versions.push(version);
+		}
+		// Keys of documents kept point at their new document index; the others' keys leave the graph.
+		const kept = new Set<number>();
+		const removedKeys: bigint[] = [];
+		baseDocuments.forEach((id, position) => {
+			if (now.get(id) === baseVersions[position]) kept.add(position);
+		});
+		for (let key = 0; key < documentOfKey.length; key++) {
+			const document = documentOfKey[key];
+			if (document < 0) continue;
+			if (kept.has(document)) {
+				documentOfKey[key] = documentIndex.get(baseDocuments[document]) ?? -1;
+			} else {
+				documentOfKey[key] = -1;
+				chunkIds[key] = "";
+				removedKeys.push(BigInt(key));
+			}
+		}
+		if (index && removedKeys.length > 0) index.remove(BigUint64Array.from(removedKeys));
+		const keptIds = new Set([...kept].map((position) => baseDocuments[position]));
+		toRead = documentIds.filter((id) => !keptIds.has(id));
+	};
+
+	const descriptor = openSync(segmentPath(directory, segment.file), "w");
+	try {
+		const sql = vectorChunkRowsSql(base ? "some" : "all");
+		for await (const rows of pagesOf<VectorChunkRow>(client, sql, () => (base ? [sourceId, toRead] : [sourceId]), readDocuments)) {
+			if (dimensions === 0 && rows.length > 0) dimensions = rows[0].embedding.length / 4;
+			const usable = rows.filter((row) => row.embedding.length === dimensions * 4);
+			if (usable.length === 0) continue;
+			index ??= hnswIndex(dimensions);
+			const vectors = new Float32Array(usable.length * dimensions);
+			const keys = new BigUint64Array(usable.length);
+			usable.forEach((row, position) => {
+				const key = segment.to++;
+				keys[position] = BigInt(key);
+				const bytes = new Uint8Array(row.embedding.buffer, row.embedding.byteOffset, row.embedding.length);
+				new Uint8Array(vectors.buffer).set(bytes, position * dimensions * 4);
+				writeSync(descriptor, bytes, 0, bytes.length, (key - segment.from) * dimensions * 4);
+				chunkIds[key] = row.id;
+				documentOfKey[key] = documentIndex.get(row.document_id) ?? -1;
+			});
+			index.add(keys, vectors, INSERT_THREADS);
+		}
+	} finally {
+		closeSync(descriptor);
+	}
+	if (segment.to === segment.from) rmSync(segmentPath(directory, segment.file), { force: true });
+	if (!index) return null;
+	const segments = [...(base?.segments ?? []), ...(segment.to > segment.from ? [segment] : [])];
+	const temporary = `${graphPath(directory, name)}.tmp`;
+	index.save(temporary);
+	renameSync(temporary, graphPath(directory, name));
+	writeMeta(directory, { name, dimensions, count: segment.to, segments, chunkIds, documentOfKey: Int32Array.from(documentOfKey), documentIds, versions });
+	writeAtomically(`${directory}/current`, name);
+	removeOldGenerations(directory, name, segments);
+	return readMeta(directory, name);
+}

@@ -1,0 +1,191 @@
+import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createRequire } from "node:module";
+import type { Index } from "usearch";
+import { type PackedStrings, packStrings } from "./thread-transfer";
+
+/**
+ * usearch's CommonJS build: its ES module finds its native binary from the caller's stack trace,
+ * which never ends inside a worker thread started from evaluated code (the builder threads).
+ */
+const usearch = createRequire(import.meta.url)("usearch") as typeof import("usearch");
+
+/**
+ * The on-disk form of a source's approximate vector index (KNOWLEDGE_INDEX_DIR/vectors/<source>/):
+ * generations, each named `<number>-<random>` so two processes folding at once never mix files:
+ *   <name>.usearch  the HNSW graph with int8-quantized vectors (usearch; opened memory-mapped);
+ *   <name>.meta     which chunk each key is, each chunk's document, each document's version;
+ *   <name>.f32      the float32 vectors of the keys this generation added, for exact rescoring
+ *                   (key k at (k - from) * dimensions * 4); a later generation reuses earlier files.
+ *   current         the name of the newest complete generation (replaced by rename, so atomic).
+ * Written on index-builder threads only; the API's thread reads `.meta` through a builder too and
+ * only maps the graph and reads a few vectors per search.
+ */
+
+/**
+ * The HNSW settings (bench/knowledge-vectors.ts, docs/knowledge.md "Search at scale"): int8
+ * vectors in the graph (a third of float32's file, the same recall once rescored), M = 32 (0.88
+ * against 0.80 for 16 at 2,048 candidates), expansion_add 128 (0.88 against 0.84-0.86 for 64, for
+ * about twice the build, which runs on a builder thread).
+ */
+export const HNSW_SETTINGS = { metric: usearch.MetricKind.Cos, quantization: usearch.ScalarKind.I8, connectivity: 32, expansionAdd: 128 };
+
+/**
+ * Candidates asked of the graph per search (its expansion_search): recall@50 0.88 at 100k
+ * builtin vectors; 4,096 gains 0.01 for several times the time, and 0.9 is not reached.
+ */
+export const HNSW_CANDIDATES = 2048;
+
+/** Of those, the graph's best (by int8 similarity) rescored exactly from the float32 vectors: the same recall as rescoring all. */
+export const HNSW_RESCORED = 256;
+
+export function hnswIndex(dimensions: number, expansionSearch = HNSW_CANDIDATES): Index {
+	return new usearch.Index({
+		dimensions,
+		metric: HNSW_SETTINGS.metric,
+		quantization: HNSW_SETTINGS.quantization,
+		connectivity: HNSW_SETTINGS.connectivity,
+		expansion_add: HNSW_SETTINGS.expansionAdd,
+		expansion_search: expansionSearch,
+		multi: false,
+	});
+}
+
+/** Where one generation's vectors of keys [from, to) are. */
+export interface VectorSegment {
+	file: string;
+	from: number;
+	to: number;
+}
+
+/** One generation as it travels from a builder thread to the API's thread (typed arrays and packed strings). */
+export interface VectorIndexTransfer {
+	directory: string;
+	name: string;
+	dimensions: number;
+	/** Keys ever given (dead ones included): the next one added is `count`. */
+	count: number;
+	segments: VectorSegment[];
+	/** Chunk id per key ("" for a key removed from the graph). */
+	chunkIds: PackedStrings;
+	/**
+	 * Where each key's chunk id starts in `chunkIds.bytes` (count + 1 entries, the last one past the
+	 * end): the API's thread decodes the ids of the hits only, never a million strings at once.
+	 */
+	chunkIdStarts: Uint32Array<ArrayBuffer>;
+	/** Per key, an index into documentIds; -1 for a removed key. */
+	documentOfKey: Int32Array<ArrayBuffer>;
+	documentIds: PackedStrings;
+	/** Version per entry of documentIds (READY documents of the generation's snapshot, chunks or not). */
+	versions: PackedStrings;
+	/** Bytes of the graph file (what a search may map into memory). */
+	graphBytes: number;
+}
+
+export const sourceIndexDirectory = (root: string, sourceId: string) => join(root, "vectors", sourceId);
+export const graphPath = (directory: string, name: string) => join(directory, `${name}.usearch`);
+export const segmentPath = (directory: string, file: string) => join(directory, file);
+
+/** Writes `bytes` to `path` through a temporary file and a rename: readers see the old file or the whole new one. */
+export function writeAtomically(path: string, bytes: Uint8Array | string): void {
+	const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+	writeFileSync(temporary, bytes);
+	const descriptor = openSync(temporary, "r");
+	try {
+		fsyncSync(descriptor);
+	} finally {
+		closeSync(descriptor);
+	}
+	renameSync(temporary, path);
+}
+
+export function currentGeneration(directory: string): string | null {
+	try {
+		return readFileSync(join(directory, "current"), "utf8").trim() || null;
+	} catch {
+		return null;
+	}
+}
+
+export function newGenerationName(previous: string | null): string {
+	const number = previous ? Number(previous.split("-")[0]) + 1 : 1;
+	return `${number}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+interface MetaHeader {
+	dimensions: number;
+	count: number;
+	segments: VectorSegment[];
+	documents: number;
+	lengths: { chunkIds: number; documentIds: number; versions: number };
+}
+
+export function writeMeta(directory: string, generation: { name: string; dimensions: number; count: number; segments: VectorSegment[]; chunkIds: string[]; documentOfKey: Int32Array; documentIds: string[]; versions: string[] }): void {
+	const chunkIds = packStrings(generation.chunkIds);
+	const documentIds = packStrings(generation.documentIds);
+	const versions = packStrings(generation.versions);
+	const header: MetaHeader = {
+		dimensions: generation.dimensions,
+		count: generation.count,
+		segments: generation.segments,
+		documents: generation.documentIds.length,
+		lengths: { chunkIds: chunkIds.bytes.length, documentIds: documentIds.bytes.length, versions: versions.bytes.length },
+	};
+	const headerBytes = Buffer.from(JSON.stringify(header));
+	const prefix = Buffer.alloc(4);
+	prefix.writeUInt32LE(headerBytes.length);
+	const keys = Buffer.from(generation.documentOfKey.buffer, generation.documentOfKey.byteOffset, generation.count * 4);
+	writeAtomically(join(directory, `${generation.name}.meta`), Buffer.concat([prefix, headerBytes, chunkIds.bytes, documentIds.bytes, versions.bytes, keys]));
+}
+
+/** A generation's description, read from its `.meta` (on a builder thread), ready to transfer. */
+export function readMeta(directory: string, name: string): VectorIndexTransfer {
+	const bytes = readFileSync(join(directory, `${name}.meta`));
+	const headerLength = bytes.readUInt32LE(0);
+	const header = JSON.parse(bytes.subarray(4, 4 + headerLength).toString("utf8")) as MetaHeader;
+	let offset = 4 + headerLength;
+	const take = (length: number) => {
+		// Copied into buffers of their own: transferable, and the file's buffer can go.
+		const copy = new Uint8Array(length);
+		copy.set(bytes.subarray(offset, offset + length));
+		offset += length;
+		return copy;
+	};
+	const chunkIds = take(header.lengths.chunkIds);
+	const documentIds = take(header.lengths.documentIds);
+	const versions = take(header.lengths.versions);
+	const documentOfKey = new Int32Array(take(header.count * 4).buffer);
+	const chunkIdStarts = new Uint32Array(header.count + 1);
+	const ids = Buffer.from(chunkIds.buffer, chunkIds.byteOffset, chunkIds.length);
+	for (let key = 1, at = ids.indexOf(0); at >= 0 && key < header.count; at = ids.indexOf(0, at + 1)) chunkIdStarts[key++] = at + 1;
+	chunkIdStarts[header.count] = chunkIds.length + 1;
+	return {
+		directory,
+		name,
+		dimensions: header.dimensions,
+		count: header.count,
+		segments: header.segments,
+		chunkIds: { count: header.count, bytes: chunkIds },
+		chunkIdStarts,
+		documentOfKey,
+		documentIds: { count: header.documents, bytes: documentIds },
+		versions: { count: header.documents, bytes: versions },
+		graphBytes: statSync(graphPath(directory, name)).size,
+	};
+}
+
+/** A file is only removed a while after it left the current generation: another process may still be opening it. */
+const KEEP_UNREFERENCED_MS = 10 * 60_000;
+
+/** Removes the files of generations other than `current` (and vector files it does not use) once old enough. */
+export function removeOldGenerations(directory: string, current: string, segments: VectorSegment[]): void {
+	const used = new Set([`${current}.usearch`, `${current}.meta`, "current", ...segments.map((segment) => segment.file)]);
+	for (const file of readdirSync(directory)) {
+		if (used.has(file)) continue;
+		try {
+			if (Date.now() - statSync(join(directory, file)).mtimeMs > KEEP_UNREFERENCED_MS) rmSync(join(directory, file), { force: true });
+		} catch {
+			// Removed by another process meanwhile.
+		}
+	}
+}

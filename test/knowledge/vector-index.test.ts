@@ -1,0 +1,184 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { embedBuiltin } from "../../server/knowledge/embed/builtin-embedder";
+import { SearchMemoryBudget } from "../../server/knowledge/index/search-memory-budget";
+import { SourceMatrix, VectorCache, type VectorChunkRow, vectorChunkRowsSql } from "../../server/knowledge/index/vector-cache";
+import { DEFAULT_KNOWLEDGE_OPTIONS } from "../../server/knowledge/options";
+import { startTestPlatform, type TestPlatform, type TestWorkspace } from "../helpers/platform";
+import { createSource, eventually, search, uploadDocument, waitForDocument } from "./knowledge-helpers";
+import { insertSyntheticCorpus, type SyntheticCorpus } from "./synthetic-corpus";
+
+const CHUNKS = 3000;
+
+/**
+ * A source past vectorIndexMinChunks with an index directory: searched through an HNSW index file
+ * built on a builder thread, kept exact on deletes, and opened again (not rebuilt) by another
+ * process or a fresh cache over the same database and directory.
+ */
+describe("a source searched through an HNSW index file", () => {
+	let indexDirectory: string;
+	let first: TestPlatform;
+	let second: TestPlatform | undefined;
+	let workspace: TestWorkspace;
+	let sourceId: string;
+	let corpus: SyntheticCorpus;
+	const knowledge = () => ({ ...DEFAULT_KNOWLEDGE_OPTIONS, indexDirectory, vectorIndexMinChunks: 1000 });
+
+	beforeAll(async () => {
+		indexDirectory = await mkdtemp(join(tmpdir(), "vector-index-test-"));
+		first = await startTestPlatform({ knowledge: knowledge() });
+		workspace = await first.createWorkspace();
+		sourceId = await createSource(first, workspace.apiKey, "Indexed");
+		corpus = await insertSyntheticCorpus(first.databaseUrl, { workspaceId: workspace.workspaceId, sourceId }, { chunks: CHUNKS, chunksPerDocument: 300, sentencesPerChunk: 4 });
+	}, 120_000);
+
+	afterAll(async () => {
+		await second?.stop();
+		await first?.stop();
+		await rm(indexDirectory, { recursive: true, force: true });
+	});
+
+	const source = () => ({ id: sourceId, workspace: workspace.workspaceId });
+	const queries = () => [
+		`${corpus.word(40)} ${corpus.word(700)} ${corpus.word(1500)}`,
+		`${corpus.word(3)} ${corpus.word(900)}`,
+		`${corpus.word(120)} ${corpus.word(2500)} ${corpus.word(10)}`,
+		`${corpus.word(77)} ${corpus.word(1200)}`,
+	];
+	const exactMatrix = async () => {
+		const client = new pg.Client({ connectionString: first.databaseUrl });
+		await client.connect();
+		try {
+			return SourceMatrix.fromRows((await client.query<VectorChunkRow>(vectorChunkRowsSql("all"), [sourceId])).rows);
+		} finally {
+			await client.end();
+		}
+	};
+	const chunksOf = async (documentId: string) => {
+		const client = new pg.Client({ connectionString: first.databaseUrl });
+		await client.connect();
+		try {
+			return (await client.query<{ id: string }>("select id from knowledge_chunks where document_id = $1", [documentId])).rows.map((row) => row.id);
+		} finally {
+			await client.end();
+		}
+	};
+
+	it("is built off the event loop once past the threshold, ranks by exact similarity with high recall, and never returns a deleted document", async () => {
+		const cache = first.services.search.vectors;
+		const em = first.orm.em.fork();
+		const before = await cache.matrixFor(em, source());
+		expect(before.approximate).toBeNull();
+		await eventually(async () => cache.indexStatistics.builds >= 1, 60_000, "the HNSW index built");
+		const held = await cache.matrixFor(em, source());
+		expect(held.approximate).not.toBeNull();
+		expect(held.size).toBe(CHUNKS);
+		expect((await readdir(join(indexDirectory, "vectors", sourceId))).some((file) => file.endsWith(".usearch"))).toBe(true);
+
+		const exact = await exactMatrix();
+		let recalled = 0;
+		for (const text of queries()) {
+			const query = embedBuiltin(text);
+			const truth = exact.nearest(query, CHUNKS);
+			const similarityOf = new Map(truth.map((hit) => [hit.chunkId, hit.similarity]));
+			const found = held.nearest(query, 50);
+			expect(found).toHaveLength(50);
+			// Rescored exactly: each hit's similarity is the float32 dot product.
+			for (const hit of found) expect(hit.similarity).toBeCloseTo(similarityOf.get(hit.chunkId) ?? Number.NaN, 5);
+			const best = new Set(truth.slice(0, 50).map((hit) => hit.chunkId));
+			recalled += found.filter((hit) => best.has(hit.chunkId)).length / 50;
+		}
+		expect(recalled / queries().length).toBeGreaterThanOrEqual(0.8);
+
+		const deletedDocument = corpus.documentIds[0];
+		const deletedChunks = new Set(await chunksOf(deletedDocument));
+		expect((await first.request("DELETE", `/knowledge/sources/${sourceId}/documents/${deletedDocument}`, { key: workspace.apiKey })).status).toBe(200);
+		const afterDelete = await eventually(async () => {
+			const vectors = await cache.matrixFor(first.orm.em.fork(), source());
+			return vectors.size === CHUNKS - deletedChunks.size && vectors;
+		});
+		for (const text of queries()) {
+			const found = afterDelete.nearest(embedBuiltin(text), 300);
+			expect(found.length).toBeGreaterThan(0);
+			expect(found.filter((hit) => deletedChunks.has(hit.chunkId))).toEqual([]);
+		}
+
+		const lighthouse = await uploadDocument(first, workspace.apiKey, sourceId, "lighthouse.txt", "The lighthouse keeper logs every passing ship in a leather journal.");
+		await waitForDocument(first, workspace.apiKey, sourceId, lighthouse.id, ["READY"]);
+		expect((await search(first, workspace.apiKey, sourceId, { query: "lighthouse keeper journal" })).map((hit) => hit.documentId)).toContain(lighthouse.id);
+		// The new document is searched exactly beside the graph, without a rebuild.
+		expect(cache.indexStatistics.builds).toBe(1);
+	}, 120_000);
+
+	it("another process over the same database and directory opens the file for its first search: same results, no full load; each sees the other's changes", async () => {
+		const texts = [...queries(), "lighthouse keeper journal"];
+		const expected = [];
+		for (const query of texts) expected.push(await search(first, workspace.apiKey, sourceId, { query }));
+
+		second = await startTestPlatform({ databaseUrl: first.databaseUrl, dataDirectory: first.dataDirectory, knowledge: knowledge() });
+		const vectors = second.services.search.vectors;
+		for (const [position, query] of texts.entries()) {
+			expect((await search(second, workspace.apiKey, sourceId, { query })).map((hit) => [hit.chunkId, hit.score])).toEqual(expected[position].map((hit) => [hit.chunkId, hit.score]));
+		}
+		expect(vectors.statistics.fullLoads).toBe(0);
+		expect(vectors.statistics.restoredLoads).toBe(1);
+		// Only what changed since the file was written was read: the uploaded document (the deleted one only left).
+		expect(vectors.statistics.documentsLoaded).toBe(1);
+
+		const orchard = await uploadDocument(second, workspace.apiKey, sourceId, "orchard.txt", "The orchard grows quinces and medlars along the southern wall.");
+		await waitForDocument(second, workspace.apiKey, sourceId, orchard.id, ["READY"]);
+		expect((await search(first, workspace.apiKey, sourceId, { query: "quinces medlars orchard" })).map((hit) => hit.documentId)).toContain(orchard.id);
+		expect((await first.request("DELETE", `/knowledge/sources/${sourceId}/documents/${orchard.id}`, { key: workspace.apiKey })).status).toBe(200);
+		expect((await search(second, workspace.apiKey, sourceId, { query: "quinces medlars orchard" })).map((hit) => hit.documentId)).not.toContain(orchard.id);
+		const graphDocument = corpus.documentIds[1];
+		const graphChunks = new Set(await chunksOf(graphDocument));
+		expect((await second.request("DELETE", `/knowledge/sources/${sourceId}/documents/${graphDocument}`, { key: workspace.apiKey })).status).toBe(200);
+		for (const text of queries()) {
+			expect((await search(first, workspace.apiKey, sourceId, { query: text })).filter((hit) => graphChunks.has(hit.chunkId))).toEqual([]);
+		}
+		expect(vectors.statistics.fullLoads).toBe(0);
+	}, 120_000);
+
+	it("a fresh cache folds the changes since the file into a new generation on a builder thread, and ranks the same after", async () => {
+		const { services } = first;
+		const cache = new VectorCache(services.notifications, services.search.builders, new SearchMemoryBudget(512 * 1024 ** 2), "fold-test:", {
+			directory: indexDirectory,
+			minChunks: 1000,
+			foldChunks: 1,
+		});
+		const em = first.orm.em.fork();
+		const opened = await cache.matrixFor(em, source());
+		expect(cache.statistics).toMatchObject({ fullLoads: 0, restoredLoads: 1 });
+		const generation = opened.approximate?.generation.name;
+		expect(opened.pendingFold).toBeGreaterThan(0);
+		const rankings = queries().map((text) => opened.nearest(embedBuiltin(text), 20).map((hit) => hit.chunkId));
+
+		await eventually(async () => cache.indexStatistics.builds >= 1, 60_000, "the fold");
+		const folded = await cache.matrixFor(em, source());
+		expect(folded.approximate?.generation.name).not.toBe(generation);
+		expect(folded.pendingFold).toBe(0);
+		expect(folded.size).toBe(opened.size);
+		const exact = await exactMatrix();
+		expect(folded.size).toBe(exact.size);
+		let same = 0;
+		for (const [position, text] of queries().entries()) {
+			const now = folded.nearest(embedBuiltin(text), 20).map((hit) => hit.chunkId);
+			same += now.filter((chunkId) => rankings[position].includes(chunkId)).length / 20;
+		}
+		// A new graph, so not identical, but the same neighbourhoods.
+		expect(same / queries().length).toBeGreaterThanOrEqual(0.8);
+		expect(cache.statistics.fullLoads).toBe(0);
+		// The old generation's files stay a while for processes still opening them.
+		expect(existsSync(join(indexDirectory, "vectors", sourceId, `${generation}.usearch`))).toBe(true);
+	}, 120_000);
+
+	it("deleting the source removes its index files", async () => {
+		expect(existsSync(join(indexDirectory, "vectors", sourceId))).toBe(true);
+		expect((await first.request("DELETE", `/knowledge/sources/${sourceId}`, { key: workspace.apiKey })).status).toBe(200);
+		expect(existsSync(join(indexDirectory, "vectors", sourceId))).toBe(false);
+	});
+});
