@@ -18,6 +18,7 @@ import { writeFile } from "node:fs/promises";
 import { type LexicalChunkRow, SourceLexicon } from "../server/knowledge/index/lexical-index";
 import { rankLexically } from "../server/knowledge/search/rank-lexically";
 import { describeRun } from "./run-record";
+import { seededRandom, zipfRanks } from "./zipf-text";
 
 const SIZES = (process.env.LEXICAL_BENCH_SIZES ?? "100000,1000000").split(",").map(Number);
 const VOCABULARY = 50_000;
@@ -38,27 +39,7 @@ const memoryMiB = () => {
 	return (usage.heapUsed + usage.arrayBuffers) / 2 ** 20;
 };
 
-function randomFrom(seed: number): () => number {
-	let state = seed;
-	return () => {
-		state = (state * 1103515245 + 12345) % 2 ** 31;
-		return state / 2 ** 31;
-	};
-}
-
-const cumulative = new Float64Array(VOCABULARY);
-for (let rank = 0, sum = 0; rank < VOCABULARY; rank++) cumulative[rank] = sum += 1 / (rank + 1);
-const zipfRank = (random: () => number) => {
-	const target = random() * cumulative[VOCABULARY - 1];
-	let low = 0;
-	let high = VOCABULARY - 1;
-	while (low < high) {
-		const middle = (low + high) >> 1;
-		if (cumulative[middle] < target) low = middle + 1;
-		else high = middle;
-	}
-	return low;
-};
+const zipfRank = zipfRanks(VOCABULARY);
 const word = (rank: number) => `w${rank.toString(36)}`;
 
 /** A page of chunk rows in tsvector output form (positions 1..n: only their number matters to BM25). */
@@ -98,7 +79,7 @@ const table: string[] = [];
 
 for (const size of SIZES) {
 	const before = memoryMiB();
-	const random = randomFrom(size);
+	const random = seededRandom(size);
 	const lexicon = new SourceLexicon();
 	let buildMs = 0;
 	for (let first = 0; first < size; first += PAGE) {
@@ -113,7 +94,7 @@ for (const size of SIZES) {
 	const lexiconMiB = memoryMiB() - before;
 	log(`${size} chunks: built in ${(buildMs / 1000).toFixed(1)} s, ${lexicon.pairCount} (chunk, term) pairs, ${lexiconMiB.toFixed(0)} MiB (memoryBytes ${(lexicon.memoryBytes() / 2 ** 20).toFixed(0)} MiB)`);
 
-	const queryRandom = randomFrom(7);
+	const queryRandom = seededRandom(7);
 	const queries = Array.from({ length: QUERIES }, () => new Map(Array.from({ length: 2 + Math.floor(queryRandom() * 3) }, () => [word(Math.floor(VOCABULARY * queryRandom() ** 3)), 1] as [string, number])));
 	const modes = {
 		exhaustive: (query: Map<string, number>) => rankLexically(lexicon, query, TOP, false, "exhaustive"),

@@ -26,6 +26,7 @@ import { Worker } from "node:worker_threads";
 import pg from "pg";
 import { createTestDatabase } from "../test/helpers/database";
 import { describeRun } from "./run-record";
+import { generatedWords, seededRandom, zipfRanks } from "./zipf-text";
 
 const argument = (name: string) => {
 	const index = process.argv.indexOf(name);
@@ -47,30 +48,10 @@ const dataDirectory = await mkdtemp(join(tmpdir(), "bench-knowledge-scale-"));
 const pool = new pg.Pool({ connectionString: database.url, max: 2 });
 
 // Seeded generator; words are pronounceable-ish letter strings, ranked by a Zipf law (s = 1).
-let seed = 20_261_126;
-const random = () => {
-	seed = (seed * 1103515245 + 12345) % 2 ** 31;
-	return seed / 2 ** 31;
-};
-const letters = "abcdefghijklmnopqrstuvwxyz";
-const words = Array.from({ length: VOCABULARY }, (_, rank) => {
-	let word = "";
-	for (let value = rank + 26 * 26; value > 0; value = Math.floor(value / 26)) word += letters[value % 26];
-	return `${word}${letters[rank % 7]}`;
-});
-const cumulative = new Float64Array(VOCABULARY);
-for (let rank = 0, sum = 0; rank < VOCABULARY; rank++) cumulative[rank] = sum += 1 / (rank + 1);
-const zipfRank = () => {
-	const target = random() * cumulative[VOCABULARY - 1];
-	let low = 0;
-	let high = VOCABULARY - 1;
-	while (low < high) {
-		const middle = (low + high) >> 1;
-		if (cumulative[middle] < target) low = middle + 1;
-		else high = middle;
-	}
-	return low;
-};
+const random = seededRandom(20_261_126);
+const words = generatedWords(VOCABULARY);
+const drawRank = zipfRanks(VOCABULARY);
+const zipfRank = () => drawRank(random);
 const generateDocument = (): string => {
 	const parts: string[] = [];
 	let length = 0;

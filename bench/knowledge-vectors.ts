@@ -24,6 +24,7 @@ import { embedBuiltin } from "../server/knowledge/embed/builtin-embedder";
 import { SourceMatrix, type VectorChunkRow } from "../server/knowledge/index/vector-cache";
 import { encodeVector } from "../server/knowledge/index/vector-encoding";
 import { describeRun } from "./run-record";
+import { generatedWords, seededRandom, zipfRanks } from "./zipf-text";
 
 const argument = (name: string) => {
 	const index = process.argv.indexOf(name);
@@ -45,30 +46,10 @@ const VOCABULARY = 50_000;
 const DIMENSIONS = 512;
 const log = (message: string) => process.stdout.write(`${message}\n`);
 
-let seed = 20_261_126;
-const random = () => {
-	seed = (seed * 1103515245 + 12345) % 2 ** 31;
-	return seed / 2 ** 31;
-};
-const letters = "abcdefghijklmnopqrstuvwxyz";
-const words = Array.from({ length: VOCABULARY }, (_, rank) => {
-	let word = "";
-	for (let value = rank + 26 * 26; value > 0; value = Math.floor(value / 26)) word += letters[value % 26];
-	return `${word}${letters[rank % 7]}`;
-});
-const cumulative = new Float64Array(VOCABULARY);
-for (let rank = 0, sum = 0; rank < VOCABULARY; rank++) cumulative[rank] = sum += 1 / (rank + 1);
-const zipfWord = () => {
-	const target = random() * cumulative[VOCABULARY - 1];
-	let low = 0;
-	let high = VOCABULARY - 1;
-	while (low < high) {
-		const middle = (low + high) >> 1;
-		if (cumulative[middle] < target) low = middle + 1;
-		else high = middle;
-	}
-	return words[low];
-};
+const random = seededRandom(20_261_126);
+const words = generatedWords(VOCABULARY);
+const zipfRank = zipfRanks(VOCABULARY);
+const zipfWord = () => words[zipfRank(random)];
 const percentile = (values: number[], p: number) => {
 	const sorted = [...values].sort((a, b) => a - b);
 	return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];

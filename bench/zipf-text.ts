@@ -1,0 +1,40 @@
+/**
+ * Seeded generated text for the knowledge benchmarks: words ranked by a Zipf law (s = 1), so
+ * postings look like a language's (a few very common words, a long tail of rare ones).
+ */
+
+/** A linear congruential generator: the same seed gives the same run on every machine. */
+export function seededRandom(seed: number): () => number {
+	let state = seed;
+	return () => {
+		state = (state * 1103515245 + 12345) % 2 ** 31;
+		return state / 2 ** 31;
+	};
+}
+
+/** Draws word ranks (0 = most common) of a `vocabulary`-word Zipf law with `random`. */
+export function zipfRanks(vocabulary: number): (random: () => number) => number {
+	const cumulative = new Float64Array(vocabulary);
+	for (let rank = 0, sum = 0; rank < vocabulary; rank++) cumulative[rank] = sum += 1 / (rank + 1);
+	return (random) => {
+		const target = random() * cumulative[vocabulary - 1];
+		let low = 0;
+		let high = vocabulary - 1;
+		while (low < high) {
+			const middle = (low + high) >> 1;
+			if (cumulative[middle] < target) low = middle + 1;
+			else high = middle;
+		}
+		return low;
+	};
+}
+
+/** Pronounceable-ish distinct letter strings, one per rank. */
+export function generatedWords(vocabulary: number): string[] {
+	const letters = "abcdefghijklmnopqrstuvwxyz";
+	return Array.from({ length: vocabulary }, (_, rank) => {
+		let word = "";
+		for (let value = rank + 26 * 26; value > 0; value = Math.floor(value / 26)) word += letters[value % 26];
+		return `${word}${letters[rank % 7]}`;
+	});
+}
