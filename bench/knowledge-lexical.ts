@@ -18,7 +18,7 @@ import { writeFile } from "node:fs/promises";
 import { type LexicalChunkRow, SourceLexicon } from "../server/knowledge/index/lexical-index";
 import { rankLexically } from "../server/knowledge/search/rank-lexically";
 import { describeRun } from "./run-record";
-import { seededRandom, zipfRanks } from "./zipf-text";
+import { seededRandom, zipfRanks } from "../test/helpers/zipf-text";
 
 const SIZES = (process.env.LEXICAL_BENCH_SIZES ?? "100000,1000000").split(",").map(Number);
 const VOCABULARY = 50_000;

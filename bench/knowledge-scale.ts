@@ -26,7 +26,7 @@ import { Worker } from "node:worker_threads";
 import pg from "pg";
 import { createTestDatabase } from "../test/helpers/database";
 import { describeRun } from "./run-record";
-import { generatedWords, seededRandom, zipfRanks } from "./zipf-text";
+import { generatedWords, seededRandom, zipfRanks } from "../test/helpers/zipf-text";
 
 const argument = (name: string) => {
 	const index = process.argv.indexOf(name);

@@ -24,7 +24,7 @@ import { embedBuiltin } from "../server/knowledge/embed/builtin-embedder";
 import { SourceMatrix, type VectorChunkRow } from "../server/knowledge/index/vector-cache";
 import { encodeVector } from "../server/knowledge/index/vector-encoding";
 import { describeRun } from "./run-record";
-import { generatedWords, seededRandom, zipfRanks } from "./zipf-text";
+import { generatedWords, seededRandom, zipfRanks } from "../test/helpers/zipf-text";
 
 const argument = (name: string) => {
 	const index = process.argv.indexOf(name);

@@ -1,15 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { invertLexicon, type LexicalChunkRow, SourceLexicon } from "../../server/knowledge/index/lexical-index";
 import { rankLexically } from "../../server/knowledge/search/rank-lexically";
+import { seededRandom, zipfRanks } from "../helpers/zipf-text";
 
-/** Seeded random numbers (a linear congruential generator: the same corpus on every run). */
-function randomFrom(seed: number): () => number {
-	let state = seed;
-	return () => {
-		state = (state * 1103515245 + 12345) % 2 ** 31;
-		return state / 2 ** 31;
-	};
-}
 
 /**
  * Chunks whose words follow a Zipf law (rank r drawn with probability ~ 1/r) over `vocabulary`
@@ -17,23 +10,10 @@ function randomFrom(seed: number): () => number {
  * duplicated (equal scores: the tie-break shows).
  */
 function zipfCorpus(seed: number, vocabulary: number) {
-	const random = randomFrom(seed);
-	const harmonic = Array.from({ length: vocabulary }, (_, rank) => 1 / (rank + 1));
-	const cumulative = new Float64Array(vocabulary);
-	harmonic.reduce((sum, weight, rank) => (cumulative[rank] = sum + weight), 0);
-	const total = cumulative[vocabulary - 1];
+	const random = seededRandom(seed);
 	const word = (rank: number) => `t${rank}`;
-	const zipfRank = () => {
-		const target = random() * total;
-		let low = 0;
-		let high = vocabulary - 1;
-		while (low < high) {
-			const middle = (low + high) >> 1;
-			if (cumulative[middle] < target) low = middle + 1;
-			else high = middle;
-		}
-		return low;
-	};
+	const drawRank = zipfRanks(vocabulary);
+	const zipfRank = () => drawRank(random);
 	const tsvector = (words: string[]) => {
 		const counts = new Map<string, number[]>();
 		words.forEach((text, index) => counts.set(text, [...(counts.get(text) ?? []), index + 1]));
