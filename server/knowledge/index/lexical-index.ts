@@ -320,13 +320,9 @@ export class SourceLexicon implements CachedSource {
 		return this.lengths[slot];
 	}
 
-	/** Approximate bytes held (typed arrays, chunk ids, vocabulary, tail); for the benchmark and operators. */
-	memoryBytes(): number {
-		let bytes = 0;
-		for (const id of this.chunkIds) bytes += 16 + id.length;
-		for (const term of this.termNames) bytes += 16 + term.length + 24;
-		for (const recent of this.tail.values()) bytes += 64 + recent.byteLength;
-		const arrays = [
+	/** The typed arrays the index is made of (not the per-query scratch): what is counted and what moves between threads. */
+	private indexArrays() {
+		return [
 			this.documentFrequency,
 			this.live,
 			this.lengths,
@@ -338,9 +334,16 @@ export class SourceLexicon implements CachedSource {
 			this.frequencies,
 			this.termBounds,
 			this.lengthNorms,
-			this.scores,
-			this.touched,
 		];
+	}
+
+	/** Approximate bytes held (typed arrays, chunk ids, vocabulary, tail); for the benchmark and operators. */
+	memoryBytes(): number {
+		let bytes = 0;
+		for (const id of this.chunkIds) bytes += 16 + id.length;
+		for (const term of this.termNames) bytes += 16 + term.length + 24;
+		for (const recent of this.tail.values()) bytes += 64 + recent.byteLength;
+		const arrays = [...this.indexArrays(), this.scores, this.touched];
 		return arrays.reduce((sum, array) => sum + array.byteLength, bytes);
 	}
 
@@ -380,21 +383,7 @@ export class SourceLexicon implements CachedSource {
 			baseSlots: this.baseSlots,
 		};
 		const packed = [transfer.chunkIds, transfer.termNames, transfer.documentIds, transfer.documentVersions].map((strings) => strings.bytes);
-		const arrays = [
-			documentOfSlot,
-			this.documentFrequency,
-			this.live,
-			this.lengths,
-			this.pairStarts,
-			this.pairTerms,
-			this.pairFrequencies,
-			this.offsets,
-			this.postings,
-			this.frequencies,
-			this.termBounds,
-			this.lengthNorms,
-		];
-		return { transfer, buffers: buffersOf(...packed, ...arrays) };
+		return { transfer, buffers: buffersOf(...packed, documentOfSlot, ...this.indexArrays()) };
 	}
 
 	/**
