@@ -160,7 +160,8 @@ export async function createPlatformServices(
 
 		const search = createKnowledgeSearchCaches(notifications, options.databaseUrl, knowledge.searchMemoryBytes, {
 			directory: knowledge.indexDirectory,
-			minChunks: knowledge.vectorIndexMinChunks,
+			vectorIndexMinChunks: knowledge.vectorIndexMinChunks,
+			lexiconFileMinChunks: knowledge.lexiconFileMinChunks,
 		});
 		closers.push(() => search.close());
 		const pinecone = knowledge.pinecone ? new (await import("./knowledge/index/pinecone-vector-index")).PineconeVectorIndex(knowledge.pinecone) : undefined;

@@ -41,6 +41,11 @@ export interface KnowledgeOptions {
 	 * directory; see docs/knowledge.md "Search at scale"); smaller ones by the exact scan.
 	 */
 	vectorIndexMinChunks: number;
+	/**
+	 * Sources with at least this many chunks keep their lexicon in a file of the index directory,
+	 * so a restart reads it instead of rebuilding it from every chunk's tsvector.
+	 */
+	lexiconFileMinChunks: number;
 }
 
 export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
@@ -56,4 +61,5 @@ export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
 	parsing: DEFAULT_PARSING_OPTIONS,
 	searchMemoryBytes: 512 * 1024 ** 2,
 	vectorIndexMinChunks: 20_000,
+	lexiconFileMinChunks: 10_000,
 };

@@ -10,7 +10,12 @@ import type { VectorIndexTransfer } from "./vector-index-files";
  * re-invert a lexicon, or embed a batch of an ingested document's chunks with the builtin embedder.
  */
 export type BuildTask =
-	| { kind: "lexicon"; sourceId: string; documentIds?: string[] }
+	/** A whole source's lexicon (written to a lexicon file in `saveTo` when it holds `saveFrom` chunks or more), or some documents' (a delta). */
+	| { kind: "lexicon"; sourceId: string; documentIds?: string[]; saveTo?: string; saveFrom?: number }
+	/** Reads the source's current lexicon file, if there is one (nothing from PostgreSQL). */
+	| { kind: "open-lexicon"; sourceId: string; directory: string }
+	/** Writes a new lexicon file: the current one with the changes since, or a build when there is none; returns the chunks written. */
+	| { kind: "lexicon-file"; sourceId: string; directory: string }
 	| { kind: "matrix"; sourceId: string; documentIds?: string[]; dimensions?: number }
 	| { kind: "invert-lexicon"; pairs: LexiconPairs }
 	| { kind: "embed-builtin"; texts: string[] }
@@ -20,7 +25,9 @@ export type BuildTask =
 	| { kind: "open-vector-index"; sourceId: string; directory: string };
 
 export interface BuildResults {
-	lexicon: LexiconTransfer;
+	lexicon: LexiconTransfer & { saved?: boolean };
+	"open-lexicon": LexiconTransfer | null;
+	"lexicon-file": number;
 	matrix: MatrixTransfer;
 	"invert-lexicon": InvertedLexicon;
 	/** The texts' vectors end to end (BUILTIN_DIMENSIONS values each), transferred. */
@@ -94,7 +101,7 @@ export class IndexBuilderPool {
 	private closed = false;
 	private readonly entry = builderThreadEntry(import.meta.url);
 	/** Tasks completed, by kind; for operators, the benchmark and tests. */
-	readonly completed: Record<BuildTask["kind"], number> = { lexicon: 0, matrix: 0, "invert-lexicon": 0, "embed-builtin": 0, "vector-index": 0, "open-vector-index": 0 };
+	readonly completed: Record<BuildTask["kind"], number> = { lexicon: 0, "open-lexicon": 0, "lexicon-file": 0, matrix: 0, "invert-lexicon": 0, "embed-builtin": 0, "vector-index": 0, "open-vector-index": 0 };
 
 	constructor(
 		private readonly databaseUrl: string,

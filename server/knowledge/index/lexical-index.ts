@@ -1,7 +1,13 @@
+import { rm } from "node:fs/promises";
 import type { EntityManager } from "@mikro-orm/postgresql";
+import type { DatabaseNotifications } from "../../db/notifications";
+import { DEFAULT_KNOWLEDGE_OPTIONS } from "../options";
+import type { IndexBuilderPool } from "./index-builder-pool";
+import { sourceLexiconDirectory } from "./index-generations";
+import type { SearchMemoryBudget } from "./search-memory-budget";
 import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
 import { type PostingList, prunedTopKByTerms } from "./pruned-top-k";
-import { buffersOf, inSlices, type PackedStrings, packStrings, unpackStrings } from "./thread-transfer";
+import { buffersOf, inSlices, type PackedStrings, PackedStringTable, packStrings, stringStarts, unpackStrings } from "./thread-transfer";
 
 /**
  * BM25 parameters: the usual defaults (Robertson & Zaragoza 2009; Lucene's too). On the tuning
@@ -94,8 +100,9 @@ export class SourceLexicon implements CachedSource {
 	private readonly terms = new Map<string, number>();
 	private termNames: string[] = [];
 	private documentFrequency = new Int32Array(1024);
-	/** Slot -> chunk id. */
-	private chunkIds: string[] = [];
+	/** Chunk ids, decoded only for hits; slot s's is chunkIds.at(idOfSlot[s]) (a compaction renumbers slots, not ids). */
+	private chunkIds = new PackedStringTable();
+	private idOfSlot = new Int32Array(1024);
 	private live = new Uint8Array(1024);
 	private lengths = new Float32Array(1024);
 	/** Slot s's pairs are pairTerms/pairFrequencies[pairStarts[s] .. pairStarts[s + 1]). */
@@ -124,6 +131,11 @@ export class SourceLexicon implements CachedSource {
 	private touched = new Int32Array(1024);
 	/** Per-query scratch: a term's position in the query, -1 for the others. */
 	private queryIndexOfTerm = new Int32Array(1024).fill(-1);
+
+	/** Opened from a lexicon file (lexicon-files.ts), to be brought up to date by document versions. */
+	restored = false;
+	/** Chunks added or removed by absorb since this lexicon was built or opened (when a new file is due). */
+	changedChunks = 0;
 
 	static fromRows(rows: LexicalChunkRow[]): SourceLexicon {
 		const lexicon = new SourceLexicon();
@@ -182,7 +194,9 @@ export class SourceLexicon implements CachedSource {
 	 * invertLexicon's result from another thread).
 	 */
 	absorb(removedDocuments: string[], delta: SourceLexicon | null): void {
+		const before = this.liveCount;
 		for (const documentId of removedDocuments) this.removeDocument(documentId);
+		this.changedChunks += before - this.liveCount + (delta?.liveCount ?? 0);
 		if (delta) {
 			// In the delta's term order, i.e. first appearance in its rows: as adding the rows would number them.
 			const termOf = Int32Array.from(delta.termNames, (lexeme) => this.termFor(lexeme));
@@ -192,7 +206,7 @@ export class SourceLexicon implements CachedSource {
 				if (delta.live[from] === 0) continue;
 				const slot = this.beginChunk();
 				for (let pair = delta.pairStarts[from]; pair < delta.pairStarts[from + 1]; pair++) this.addPair(slot, termOf[delta.pairTerms[pair]], delta.pairFrequencies[pair]);
-				this.endChunk(slot, delta.chunkIds[from], documentOf[from], delta.versions.get(documentOf[from]) ?? "");
+				this.endChunk(slot, delta.chunkIdOf(from), documentOf[from], delta.versions.get(documentOf[from]) ?? "");
 			}
 		}
 		this.updateLengthNorms();
@@ -210,6 +224,12 @@ export class SourceLexicon implements CachedSource {
 			pairTerms: this.pairTerms.subarray(0, pairCount),
 			pairFrequencies: this.pairFrequencies.subarray(0, pairCount),
 		};
+	}
+
+	/** Re-inverts now, due or not: afterwards every live chunk is in the base, with no tail and no dead slot (what a file holds). */
+	compact(): void {
+		this.useInverted(invertLexicon(this.pairs()));
+		this.updateLengthNorms();
 	}
 
 	/** Takes the result of invertLexicon over `pairs()` (nothing changed since) and updates the length normalisation. */
@@ -253,7 +273,7 @@ export class SourceLexicon implements CachedSource {
 		const pairsPerSlot = this.slotCount > 0 ? this.pairCount / this.slotCount : 1;
 		const input = { live, lengthNorms, pairStarts, pairTerms, pairFrequencies, pairsPerSlot, scores: partialScores, touched, queryIndexOfTerm };
 		const { slots, scores } = prunedTopKByTerms(lists, weights, queryTermIds, input, limit);
-		return slots.map((slot, index) => ({ chunkId: this.chunkIds[slot], slot, score: scores[index] }));
+		return slots.map((slot, index) => ({ chunkId: this.chunkIdOf(slot), slot, score: scores[index] }));
 	}
 
 	/** rank's result by scoring every posting of every query term: the reference the pruned ranking is tested and measured against. */
@@ -293,7 +313,7 @@ export class SourceLexicon implements CachedSource {
 			best.splice(position, 0, slot);
 			if (best.length > limit) best.pop();
 		}
-		const hits = best.map((slot) => ({ chunkId: this.chunkIds[slot], slot, score: scores[slot] }));
+		const hits = best.map((slot) => ({ chunkId: this.chunkIdOf(slot), slot, score: scores[slot] }));
 		for (let index = 0; index < touchedCount; index++) scores[touched[index]] = 0;
 		return hits;
 	}
@@ -302,6 +322,10 @@ export class SourceLexicon implements CachedSource {
 	private termWeight(term: number, queryWeight: number): number {
 		const documentFrequency = this.documentFrequency[term];
 		return queryWeight * Math.log(1 + (this.liveCount - documentFrequency + 0.5) / (documentFrequency + 0.5)) * (K1 + 1);
+	}
+
+	chunkIdOf(slot: number): string {
+		return this.chunkIds.at(this.idOfSlot[slot]);
 	}
 
 	/** A chunk's lexemes with their (field-weighted) counts. */
@@ -339,8 +363,7 @@ export class SourceLexicon implements CachedSource {
 
 	/** Approximate bytes held (typed arrays, chunk ids, vocabulary, tail); for the benchmark and operators. */
 	memoryBytes(): number {
-		let bytes = 0;
-		for (const id of this.chunkIds) bytes += 16 + id.length;
+		let bytes = this.chunkIds.byteLength + this.idOfSlot.byteLength;
 		for (const term of this.termNames) bytes += 16 + term.length + 24;
 		for (const recent of this.tail.values()) bytes += 64 + recent.byteLength;
 		const arrays = [...this.indexArrays(), this.scores, this.touched];
@@ -359,8 +382,10 @@ export class SourceLexicon implements CachedSource {
 		documentIds.forEach((documentId, index) => {
 			for (const slot of this.slotsOfDocument.get(documentId) ?? []) documentOfSlot[slot] = index;
 		});
+		const chunkIds = packStrings(Array.from({ length: this.slotCount }, (_, slot) => this.chunkIdOf(slot)));
 		const transfer: LexiconTransfer = {
-			chunkIds: packStrings(this.chunkIds.slice(0, this.slotCount)),
+			chunkIds,
+			chunkIdStarts: stringStarts(chunkIds),
 			termNames: packStrings(this.termNames),
 			documentIds: packStrings(documentIds),
 			documentVersions: packStrings(documentIds.map((documentId) => this.versions.get(documentId) ?? "")),
@@ -383,16 +408,19 @@ export class SourceLexicon implements CachedSource {
 			baseSlots: this.baseSlots,
 		};
 		const packed = [transfer.chunkIds, transfer.termNames, transfer.documentIds, transfer.documentVersions].map((strings) => strings.bytes);
-		return { transfer, buffers: buffersOf(...packed, documentOfSlot, ...this.indexArrays()) };
+		return { transfer, buffers: buffersOf(...packed, transfer.chunkIdStarts, documentOfSlot, ...this.indexArrays()) };
 	}
 
 	/**
-	 * A lexicon from toTransfer's output. Typed arrays are adopted as they are; the vocabulary's
-	 * lookup map and the per-document slot lists are rebuilt in slices that yield to the event loop.
+	 * A lexicon from toTransfer's output. Typed arrays and the packed chunk ids are adopted as they
+	 * are; the vocabulary's lookup map and the per-document slot lists are rebuilt in slices that
+	 * yield to the event loop.
 	 */
 	static async fromTransfer(transfer: LexiconTransfer): Promise<SourceLexicon> {
 		const lexicon = new SourceLexicon();
-		lexicon.chunkIds = unpackStrings(transfer.chunkIds);
+		lexicon.chunkIds = new PackedStringTable(transfer.chunkIds, transfer.chunkIdStarts);
+		lexicon.idOfSlot = new Int32Array(transfer.live.length);
+		for (let slot = 0; slot < transfer.slotCount; slot++) lexicon.idOfSlot[slot] = slot;
 		const termNames = unpackStrings(transfer.termNames);
 		lexicon.termNames = termNames;
 		await inSlices(termNames.length, (term) => lexicon.terms.set(termNames[term], term));
@@ -488,7 +516,7 @@ export class SourceLexicon implements CachedSource {
 	}
 
 	private endChunk(slot: number, chunkId: string, documentId: string, version: string): void {
-		this.chunkIds[slot] = chunkId;
+		this.idOfSlot[slot] = this.chunkIds.add(chunkId);
 		this.live[slot] = 1;
 		this.liveCount++;
 		this.totalLength += this.lengths[slot];
@@ -512,13 +540,14 @@ export class SourceLexicon implements CachedSource {
 	private useInverted(inverted: InvertedLexicon): void {
 		const { renumbered } = inverted;
 		const next = inverted.slotCount;
-		const chunkIds: string[] = new Array(next);
-		for (let slot = 0; slot < this.slotCount; slot++) if (renumbered[slot] >= 0) chunkIds[renumbered[slot]] = this.chunkIds[slot];
+		// Slot-indexed arrays share one capacity (pairStarts one more), which ensureSlotCapacity relies on.
+		const idOfSlot = new Int32Array(Math.max(1, next));
+		for (let slot = 0; slot < this.slotCount; slot++) if (renumbered[slot] >= 0) idOfSlot[renumbered[slot]] = this.idOfSlot[slot];
 		for (const [documentId, slots] of this.slotsOfDocument) this.slotsOfDocument.set(documentId, slots.map((slot) => renumbered[slot]));
 		this.pairStarts = inverted.pairStarts;
 		this.pairTerms = inverted.pairTerms;
 		this.pairFrequencies = inverted.pairFrequencies;
-		this.chunkIds = chunkIds;
+		this.idOfSlot = idOfSlot;
 		this.lengths = inverted.lengths;
 		this.offsets = inverted.offsets;
 		this.postings = inverted.postings;
@@ -528,7 +557,6 @@ export class SourceLexicon implements CachedSource {
 		this.slotCount = next;
 		this.baseSlots = next;
 		this.tail = new Map();
-		// Slot-indexed arrays share one capacity (pairStarts one more), which ensureSlotCapacity relies on.
 		this.live = new Uint8Array(Math.max(1, next)).fill(1);
 		this.lengthNorms = new Float32Array(Math.max(1, next));
 		this.scores = new Float32Array(Math.max(1, next));
@@ -544,6 +572,7 @@ export class SourceLexicon implements CachedSource {
 		if (slots <= this.live.length && slots < this.pairStarts.length) return;
 		const capacity = Math.max(slots, Math.ceil(this.live.length * 1.5));
 		this.live = grown(this.live, capacity);
+		this.idOfSlot = grown(this.idOfSlot, capacity);
 		this.lengths = grown(this.lengths, capacity);
 		this.lengthNorms = grown(this.lengthNorms, capacity);
 		this.pairStarts = grown(this.pairStarts, capacity + 1);
@@ -647,7 +676,9 @@ export function invertLexicon(input: LexiconPairs): InvertedLexicon {
 
 /** A lexicon between threads (SourceLexicon.toTransfer): typed arrays and packed strings only. */
 export interface LexiconTransfer {
+	/** Slot order, dead slots included. */
 	chunkIds: PackedStrings;
+	chunkIdStarts: Uint32Array<ArrayBuffer>;
 	termNames: PackedStrings;
 	documentIds: PackedStrings;
 	documentVersions: PackedStrings;
@@ -689,6 +720,22 @@ export function lexicalChunkRowsSql(documents: "all" | "some"): string {
 	 order by c.id`;
 }
 
+/** Where and from what size sources' lexicons are kept in files (KnowledgeOptions.indexDirectory, lexiconFileMinChunks). */
+export interface LexiconFileSettings {
+	/** Undefined: no files, every load builds from PostgreSQL. */
+	directory?: string;
+	/** Smaller sources build in a second or less: no file. */
+	minChunks: number;
+	/**
+	 * Chunks added or removed since the file was written that make a new one due: what a restart
+	 * reads from PostgreSQL on top of the file stays about this many chunks' tsvectors (a few
+	 * tenths of a second).
+	 */
+	foldChunks: number;
+}
+
+export const DEFAULT_LEXICON_FILE_SETTINGS: LexiconFileSettings = { minChunks: DEFAULT_KNOWLEDGE_OPTIONS.lexiconFileMinChunks, foldChunks: 2_000 };
+
 /** Below this many pairs a compaction runs where the lexicon lives (a few milliseconds); above, on a builder thread. */
 const INLINE_COMPACTION_PAIRS = 200_000;
 
@@ -707,6 +754,21 @@ const INLINE_COMPACTION_PAIRS = 200_000;
  * (chunk, lexeme), see memoryBytes) and a build on first search.
  */
 export class LexicalIndexCache extends SourceChunkCache<SourceLexicon> {
+	/** Lexicon files written (by a load's build or by a fold) and writes that failed (search goes on from memory). */
+	readonly fileStatistics = { written: 0, failures: 0 };
+	/** Per lexicon held: whether a file holds it, the changedChunks count it holds, a write under way. */
+	private readonly files = new WeakMap<SourceLexicon, { saved: boolean; changedAtSave: number; writing: boolean }>();
+
+	constructor(
+		notifications: DatabaseNotifications,
+		builders: IndexBuilderPool,
+		budget: SearchMemoryBudget,
+		budgetPrefix: string,
+		private readonly fileSettings: LexiconFileSettings = DEFAULT_LEXICON_FILE_SETTINGS,
+	) {
+		super(notifications, builders, budget, budgetPrefix);
+	}
+
 	lexiconFor(em: EntityManager, source: SourceRef): Promise<SourceLexicon> {
 		return this.current(em, source);
 	}
@@ -722,7 +784,59 @@ export class LexicalIndexCache extends SourceChunkCache<SourceLexicon> {
 	}
 
 	protected async loadAll(_em: EntityManager, source: SourceRef): Promise<SourceLexicon> {
-		return SourceLexicon.fromTransfer(await this.builders.run(source.workspace, { kind: "lexicon", sourceId: source.id }));
+		const { directory, minChunks } = this.fileSettings;
+		const opened = directory ? await this.openFile(source, directory) : null;
+		if (opened) return opened;
+		const built = await this.builders.run(source.workspace, { kind: "lexicon", sourceId: source.id, saveTo: directory, saveFrom: minChunks });
+		const lexicon = await SourceLexicon.fromTransfer(built);
+		this.files.set(lexicon, { saved: built.saved === true, changedAtSave: 0, writing: false });
+		if (built.saved) this.fileStatistics.written++;
+		return lexicon;
+	}
+
+	/** A deleted source's lexicon files. */
+	async removeIndexFiles(sourceId: string): Promise<void> {
+		const { directory } = this.fileSettings;
+		if (directory) await rm(sourceLexiconDirectory(directory, sourceId), { recursive: true, force: true });
+	}
+
+	/** The source's lexicon file, if any and readable; it is then brought up to date by document versions (SourceChunkCache). */
+	private async openFile(source: SourceRef, directory: string): Promise<SourceLexicon | null> {
+		try {
+			const transfer = await this.builders.run(source.workspace, { kind: "open-lexicon", sourceId: source.id, directory });
+			if (!transfer) return null;
+			const lexicon = await SourceLexicon.fromTransfer(transfer);
+			lexicon.restored = true;
+			this.files.set(lexicon, { saved: true, changedAtSave: 0, writing: false });
+			return lexicon;
+		} catch {
+			// An unreadable or half-removed file: the source builds from PostgreSQL and writes a new one.
+			return null;
+		}
+	}
+
+	/** A new file on a builder thread once the source is large enough and has none, or has changed by foldChunks since its file. */
+	private writeFileIfDue(source: SourceRef, lexicon: SourceLexicon): void {
+		const { directory, minChunks, foldChunks } = this.fileSettings;
+		const file = this.files.get(lexicon);
+		if (!directory || !file || file.writing || lexicon.size < minChunks) return;
+		if (file.saved && lexicon.changedChunks - file.changedAtSave < foldChunks) return;
+		file.writing = true;
+		const changedChunks = lexicon.changedChunks;
+		this.builders
+			.run(source.workspace, { kind: "lexicon-file", sourceId: source.id, directory })
+			.then(() => {
+				// The file holds at least every change this lexicon had absorbed when it started.
+				file.saved = true;
+				file.changedAtSave = changedChunks;
+				this.fileStatistics.written++;
+			})
+			.catch(() => {
+				this.fileStatistics.failures++;
+			})
+			.finally(() => {
+				file.writing = false;
+			});
 	}
 
 	protected async applyChanges(_em: EntityManager, source: SourceRef, lexicon: SourceLexicon, changes: { removed: string[]; changed: string[] }): Promise<void> {
@@ -730,6 +844,7 @@ export class LexicalIndexCache extends SourceChunkCache<SourceLexicon> {
 			? await SourceLexicon.fromTransfer(await this.builders.run(source.workspace, { kind: "lexicon", sourceId: source.id, documentIds: changes.changed }))
 			: null;
 		lexicon.absorb(changes.removed, delta);
+		this.writeFileIfDue(source, lexicon);
 		if (!lexicon.compactionDue) return;
 		if (lexicon.pairCount <= INLINE_COMPACTION_PAIRS) {
 			lexicon.settle();

@@ -24,6 +24,56 @@ export function unpackStrings(packed: PackedStrings): string[] {
 	return packed.count === 0 ? [] : new TextDecoder().decode(packed.bytes).split(SEPARATOR);
 }
 
+/**
+ * Where each string of `packed` starts in its bytes, one entry more than strings (past the end plus
+ * the separator's byte): string i is bytes [starts[i], starts[i + 1] - 1), so a few of many
+ * strings are decoded without decoding them all (see PackedStringTable).
+ */
+export function stringStarts(packed: PackedStrings): Uint32Array<ArrayBuffer> {
+	const starts = new Uint32Array(packed.count + 1);
+	// A Buffer view: its indexOf is memchr, several times a typed array's.
+	const bytes = Buffer.from(packed.bytes.buffer, packed.bytes.byteOffset, packed.bytes.length);
+	for (let index = 1, at = bytes.indexOf(0); at >= 0 && index < packed.count; at = bytes.indexOf(0, at + 1)) starts[index++] = at + 1;
+	starts[packed.count] = bytes.length + 1;
+	return starts;
+}
+
+/**
+ * Strings by index, most of them as they arrived from a thread or a file (packed, with
+ * stringStarts' offsets) and decoded one at a time when asked for; strings added later are kept
+ * as they are. A million chunk ids stay one buffer of ~30 MB instead of a million strings, and
+ * adopting them costs nothing on the API's thread.
+ */
+export class PackedStringTable {
+	private readonly appended: string[] = [];
+	private readonly decoder = new TextDecoder();
+
+	constructor(
+		private readonly packed: PackedStrings = { count: 0, bytes: new Uint8Array(0) },
+		private readonly starts: Uint32Array<ArrayBuffer> = stringStarts(packed),
+	) {}
+
+	get count(): number {
+		return this.packed.count + this.appended.length;
+	}
+
+	at(index: number): string {
+		const { count } = this.packed;
+		return index < count ? this.decoder.decode(this.packed.bytes.subarray(this.starts[index], this.starts[index + 1] - 1)) : this.appended[index - count];
+	}
+
+	/** Adds a string; returns its index. */
+	add(value: string): number {
+		this.appended.push(value);
+		return this.count - 1;
+	}
+
+	/** Approximate bytes held. */
+	get byteLength(): number {
+		return this.packed.bytes.byteLength + this.starts.byteLength + this.appended.reduce((sum, value) => sum + 16 + value.length, 0);
+	}
+}
+
 /** The buffers of typed arrays, deduplicated, for postMessage's transfer list. */
 export function buffersOf(...arrays: ArrayBufferView[]): ArrayBuffer[] {
 	const buffers = new Set<ArrayBuffer>();

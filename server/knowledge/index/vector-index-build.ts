@@ -10,20 +10,8 @@ import type { Index } from "usearch";
 import { DOCUMENT_VERSION_SQL } from "./source-chunk-cache";
 import { unpackStrings } from "./thread-transfer";
 import { type VectorChunkRow, vectorChunkRowsSql } from "./vector-cache";
-import {
-	currentGeneration,
-	graphPath,
-	hnswIndex,
-	newGenerationName,
-	readMeta,
-	removeOldGenerations,
-	segmentPath,
-	sourceIndexDirectory,
-	type VectorIndexTransfer,
-	type VectorSegment,
-	writeAtomically,
-	writeMeta,
-} from "./vector-index-files";
+import { currentGeneration, newGenerationName, publishGeneration, removeOldGenerations } from "./index-generations";
+import { graphPath, hnswIndex, readMeta, segmentPath, sourceIndexDirectory, type VectorIndexTransfer, type VectorSegment, writeMeta } from "./vector-index-files";
 
 /** Pages of rows from a cursor over `sql`, whose parameters are known once `before` has run in the same snapshot. */
 export type PageReader = <Row>(client: pg.Client, sql: string, parameters: unknown[] | (() => unknown[]), before?: (client: pg.Client) => Promise<void>) => AsyncGenerator<Row[]>;
@@ -130,7 +118,7 @@ export async function buildVectorIndex(client: pg.Client, pagesOf: PageReader, r
 	index.save(temporary);
 	renameSync(temporary, graphPath(directory, name));
 	writeMeta(directory, { name, dimensions, count: segment.to, segments, chunkIds, documentOfKey: Int32Array.from(documentOfKey), documentIds, versions });
-	writeAtomically(`${directory}/current`, name);
-	removeOldGenerations(directory, name, segments);
+	publishGeneration(directory, name);
+	removeOldGenerations(directory, [`${name}.usearch`, `${name}.meta`, ...segments.map((used) => used.file)]);
 	return readMeta(directory, name);
 }

@@ -1,8 +1,9 @@
-import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
 import type { Index } from "usearch";
-import { type PackedStrings, packStrings } from "./thread-transfer";
+import { writeAtomically } from "./index-generations";
+import { type PackedStrings, packStrings, stringStarts } from "./thread-transfer";
 
 /**
  * usearch's CommonJS build: its ES module finds its native binary from the caller's stack trace,
@@ -17,7 +18,7 @@ const usearch = createRequire(import.meta.url)("usearch") as typeof import("usea
  *   <name>.meta     which chunk each key is, each chunk's document, each document's version;
  *   <name>.f32      the float32 vectors of the keys this generation added, for exact rescoring
  *                   (key k at (k - from) * dimensions * 4); a later generation reuses earlier files.
- *   current         the name of the newest complete generation (replaced by rename, so atomic).
+ *   current         the name of the newest complete generation (index-generations.ts).
  * Written on index-builder threads only; the API's thread reads `.meta` through a builder too and
  * only maps the graph and reads a few vectors per search.
  */
@@ -86,32 +87,6 @@ export const sourceIndexDirectory = (root: string, sourceId: string) => join(roo
 export const graphPath = (directory: string, name: string) => join(directory, `${name}.usearch`);
 export const segmentPath = (directory: string, file: string) => join(directory, file);
 
-/** Writes `bytes` to `path` through a temporary file and a rename: readers see the old file or the whole new one. */
-export function writeAtomically(path: string, bytes: Uint8Array | string): void {
-	const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-	writeFileSync(temporary, bytes);
-	const descriptor = openSync(temporary, "r");
-	try {
-		fsyncSync(descriptor);
-	} finally {
-		closeSync(descriptor);
-	}
-	renameSync(temporary, path);
-}
-
-export function currentGeneration(directory: string): string | null {
-	try {
-		return readFileSync(join(directory, "current"), "utf8").trim() || null;
-	} catch {
-		return null;
-	}
-}
-
-export function newGenerationName(previous: string | null): string {
-	const number = previous ? Number(previous.split("-")[0]) + 1 : 1;
-	return `${number}-${Math.random().toString(36).slice(2, 10)}`;
-}
-
 interface MetaHeader {
 	dimensions: number;
 	count: number;
@@ -155,10 +130,7 @@ export function readMeta(directory: string, name: string): VectorIndexTransfer {
 	const documentIds = take(header.lengths.documentIds);
 	const versions = take(header.lengths.versions);
 	const documentOfKey = new Int32Array(take(header.count * 4).buffer);
-	const chunkIdStarts = new Uint32Array(header.count + 1);
-	const ids = Buffer.from(chunkIds.buffer, chunkIds.byteOffset, chunkIds.length);
-	for (let key = 1, at = ids.indexOf(0); at >= 0 && key < header.count; at = ids.indexOf(0, at + 1)) chunkIdStarts[key++] = at + 1;
-	chunkIdStarts[header.count] = chunkIds.length + 1;
+	const chunkIdStarts = stringStarts({ count: header.count, bytes: chunkIds });
 	return {
 		directory,
 		name,
@@ -172,20 +144,4 @@ export function readMeta(directory: string, name: string): VectorIndexTransfer {
 		versions: { count: header.documents, bytes: versions },
 		graphBytes: statSync(graphPath(directory, name)).size,
 	};
-}
-
-/** A file is only removed a while after it left the current generation: another process may still be opening it. */
-const KEEP_UNREFERENCED_MS = 10 * 60_000;
-
-/** Removes the files of generations other than `current` (and vector files it does not use) once old enough. */
-export function removeOldGenerations(directory: string, current: string, segments: VectorSegment[]): void {
-	const used = new Set([`${current}.usearch`, `${current}.meta`, "current", ...segments.map((segment) => segment.file)]);
-	for (const file of readdirSync(directory)) {
-		if (used.has(file)) continue;
-		try {
-			if (Date.now() - statSync(join(directory, file)).mtimeMs > KEEP_UNREFERENCED_MS) rmSync(join(directory, file), { force: true });
-		} catch {
-			// Removed by another process meanwhile.
-		}
-	}
 }

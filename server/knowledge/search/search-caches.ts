@@ -1,6 +1,6 @@
 import type { DatabaseNotifications } from "../../db/notifications";
 import { IndexBuilderPool } from "../index/index-builder-pool";
-import { LexicalIndexCache } from "../index/lexical-index";
+import { DEFAULT_LEXICON_FILE_SETTINGS, LexicalIndexCache } from "../index/lexical-index";
 import { SearchMemoryBudget } from "../index/search-memory-budget";
 import { DEFAULT_VECTOR_INDEX_SETTINGS, VectorCache, type VectorIndexSettings } from "../index/vector-cache";
 
@@ -19,13 +19,15 @@ export function createKnowledgeSearchCaches(
 	notifications: DatabaseNotifications,
 	databaseUrl: string,
 	memoryBytes: number,
-	vectorIndex: Pick<VectorIndexSettings, "directory" | "minChunks"> = DEFAULT_VECTOR_INDEX_SETTINGS,
+	files: { directory?: string; vectorIndexMinChunks?: number; lexiconFileMinChunks?: number } = {},
 ): KnowledgeSearchCaches {
+	const vectorIndex: VectorIndexSettings = { ...DEFAULT_VECTOR_INDEX_SETTINGS, directory: files.directory, minChunks: files.vectorIndexMinChunks ?? DEFAULT_VECTOR_INDEX_SETTINGS.minChunks };
+	const lexiconFiles = { ...DEFAULT_LEXICON_FILE_SETTINGS, directory: files.directory, minChunks: files.lexiconFileMinChunks ?? DEFAULT_LEXICON_FILE_SETTINGS.minChunks };
 	const builders = new IndexBuilderPool(databaseUrl);
 	const budget = new SearchMemoryBudget(memoryBytes);
 	return {
-		lexical: new LexicalIndexCache(notifications, builders, budget, "lexical:"),
-		vectors: new VectorCache(notifications, builders, budget, "vectors:", { ...DEFAULT_VECTOR_INDEX_SETTINGS, ...vectorIndex }),
+		lexical: new LexicalIndexCache(notifications, builders, budget, "lexical:", lexiconFiles),
+		vectors: new VectorCache(notifications, builders, budget, "vectors:", vectorIndex),
 		builders,
 		budget,
 		close: () => builders.close(),

@@ -8,8 +8,8 @@ import { findKnowledgeSource, settleAll } from "./find-knowledge-records";
 
 /**
  * Deletes the source and everything in it: documents and chunks, pending ingestion jobs (in the
- * same transaction), every instance's cached vectors (NOTIFY at commit), then the stored bytes
- * and external vectors once the rows are gone.
+ * same transaction), every instance's cached vectors (NOTIFY at commit), then the stored bytes,
+ * external vectors and index files once the rows are gone.
  */
 export async function deleteKnowledgeSource(context: UseCaseContext, input: { workspaceId?: string; sourceId: string }): Promise<{ id: string; deleted: true }> {
 	const { em, services } = context;
@@ -23,6 +23,7 @@ export async function deleteKnowledgeSource(context: UseCaseContext, input: { wo
 	// After the commit: a failed delete leaves orphan files or vectors, never documents without bytes.
 	await settleAll([
 		services.vectorIndexes.forSource(em, source).deleteSource(source.id),
+		services.search.lexical.removeIndexFiles(source.id),
 		services.storage.deletePrefix(sourceStoragePrefix(source.workspace, source.id)),
 	]);
 	return { id: source.id, deleted: true };

@@ -1,0 +1,154 @@
+import { closeSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import type pg from "pg";
+import { currentGeneration, newGenerationName, publishGeneration, removeOldGenerations, sourceLexiconDirectory, syncAndRename, temporaryPath } from "./index-generations";
+import { type LexicalChunkRow, lexicalChunkRowsSql, type LexiconTransfer, SourceLexicon } from "./lexical-index";
+import { DOCUMENT_VERSION_SQL } from "./source-chunk-cache";
+import type { PackedStrings } from "./thread-transfer";
+import type { PageReader } from "./vector-index-build";
+
+/**
+ * The on-disk form of a source's lexicon (KNOWLEDGE_INDEX_DIR/lexicon/<source>/): generations
+ * (index-generations.ts), each one file `<name>.lexicon` holding a built lexicon exactly as it
+ * moves between threads (LexiconTransfer): a little-endian u32 header length, a JSON header (the
+ * numbers, the string counts, where each array is), then each array's bytes at an 8-byte
+ * boundary. Opening one is reading those arrays straight into their own buffers on a builder
+ * thread (no parsing, no PostgreSQL), so a restart's first search of a million-chunk source does
+ * not rebuild it from tsvector text (minutes). Written and read on index-builder threads only.
+ */
+
+const lexiconPath = (directory: string, name: string) => join(directory, `${name}.lexicon`);
+
+/** Bumped when the layout or the lexicon's arrays change: a file of another format is not opened (the source loads from PostgreSQL and writes a new one). */
+const FORMAT = 1;
+
+const ARRAY_TYPES = { Int32Array, Uint32Array, Uint8Array, Float32Array } as const;
+type ArrayTypeName = keyof typeof ARRAY_TYPES;
+
+interface LexiconFileHeader {
+	format: number;
+	numbers: Record<string, number>;
+	/** Packed string fields: their string counts (their bytes are an array part of the same name). */
+	strings: Record<string, number>;
+	arrays: { field: string; type: ArrayTypeName; offset: number; length: number }[];
+}
+
+const isPackedStrings = (value: unknown): value is PackedStrings => typeof value === "object" && value !== null && "count" in value && "bytes" in value;
+
+/** Writes `transfer` as a new generation and makes it current; returns its name. */
+export function writeLexiconFile(root: string, sourceId: string, transfer: LexiconTransfer): string {
+	const directory = sourceLexiconDirectory(root, sourceId);
+	mkdirSync(directory, { recursive: true });
+	const name = newGenerationName(currentGeneration(directory));
+	const header: LexiconFileHeader = { format: FORMAT, numbers: {}, strings: {}, arrays: [] };
+	const parts: ArrayBufferView[] = [];
+	const place = (field: string, array: ArrayBufferView & { length: number }) => {
+		const type = array.constructor.name as ArrayTypeName;
+		if (!(type in ARRAY_TYPES)) throw new Error(`A lexicon array of type ${type} has no file form`);
+		header.arrays.push({ field, type, offset: 0, length: array.length });
+		parts.push(array);
+	};
+	for (const [field, value] of Object.entries(transfer)) {
+		if (typeof value === "number") header.numbers[field] = value;
+		else if (isPackedStrings(value)) {
+			header.strings[field] = value.count;
+			place(field, value.bytes);
+		} else if (ArrayBuffer.isView(value)) place(field, value as ArrayBufferView & { length: number });
+	}
+	// Offsets depend on the header's length, which depends on the offsets' digits: settle them in two passes.
+	let headerBytes = Buffer.alloc(0);
+	for (let pass = 0; pass < 3; pass++) {
+		let offset = align(4 + headerBytes.length + 64);
+		for (const [index, entry] of header.arrays.entries()) {
+			entry.offset = offset;
+			offset = align(offset + parts[index].byteLength);
+		}
+		headerBytes = Buffer.from(JSON.stringify(header));
+	}
+	if (4 + headerBytes.length > header.arrays[0].offset) throw new Error("The lexicon file's header outgrew its room");
+	const path = lexiconPath(directory, name);
+	const temporary = temporaryPath(path);
+	const descriptor = openSync(temporary, "w");
+	try {
+		const prefix = Buffer.alloc(4);
+		prefix.writeUInt32LE(headerBytes.length);
+		writeSync(descriptor, prefix, 0, 4, 0);
+		writeSync(descriptor, headerBytes, 0, headerBytes.length, 4);
+		for (const [index, entry] of header.arrays.entries()) writeFully(descriptor, new Uint8Array(parts[index].buffer, parts[index].byteOffset, parts[index].byteLength), entry.offset);
+	} finally {
+		closeSync(descriptor);
+	}
+	syncAndRename(temporary, path);
+	publishGeneration(directory, name);
+	removeOldGenerations(directory, [`${name}.lexicon`]);
+	return name;
+}
+
+/** The source's current lexicon file, read into transferable arrays; null when there is none (or of another format). */
+export function readLexiconFile(root: string, sourceId: string): LexiconTransfer | null {
+	const directory = sourceLexiconDirectory(root, sourceId);
+	const name = currentGeneration(directory);
+	if (!name) return null;
+	const descriptor = openSync(lexiconPath(directory, name), "r");
+	try {
+		const prefix = Buffer.alloc(4);
+		readFully(descriptor, prefix, 0);
+		const headerBytes = Buffer.alloc(prefix.readUInt32LE(0));
+		readFully(descriptor, headerBytes, 4);
+		const header = JSON.parse(headerBytes.toString("utf8")) as LexiconFileHeader;
+		if (header.format !== FORMAT) return null;
+		const transfer: Record<string, unknown> = { ...header.numbers };
+		for (const entry of header.arrays) {
+			// Each array in a buffer of its own: transferable to the API's thread without a copy.
+			const array = new ARRAY_TYPES[entry.type](entry.length);
+			readFully(descriptor, new Uint8Array(array.buffer), entry.offset);
+			transfer[entry.field] = entry.field in header.strings ? { count: header.strings[entry.field], bytes: array } : array;
+		}
+		return transfer as unknown as LexiconTransfer;
+	} finally {
+		closeSync(descriptor);
+	}
+}
+
+/**
+ * A new lexicon file for the source: the current one (if any) opened here, the chunks of
+ * documents removed or re-ingested since taken out and those of new or re-ingested documents
+ * read and added, re-inverted whole; or, with no file yet, built from every READY chunk. One
+ * repeatable-read snapshot, so the file's document versions are exactly what it holds. Runs on
+ * an index-builder thread: the API's thread keeps its own lexicon up to date meanwhile and never
+ * waits for this. Returns the chunks written.
+ */
+export async function foldLexiconFile(client: pg.Client, pagesOf: PageReader, root: string, sourceId: string): Promise<number> {
+	const base = readLexiconFile(root, sourceId);
+	const lexicon = base ? await SourceLexicon.fromTransfer(base) : new SourceLexicon();
+	let toRead: string[] = [];
+	const readDocuments = async (connection: pg.Client) => {
+		const { rows } = await connection.query<{ id: string; version: string }>(
+			`select d.id, ${DOCUMENT_VERSION_SQL} as version from knowledge_documents d where d.source_id = $1 and d.status = 'READY'`,
+			[sourceId],
+		);
+		const now = new Map(rows.map((row) => [row.id, row.version]));
+		const removed = [...lexicon.versions].filter(([documentId, version]) => now.get(documentId) !== version).map(([documentId]) => documentId);
+		toRead = [...now].filter(([documentId, version]) => lexicon.versions.get(documentId) !== version).map(([documentId]) => documentId);
+		lexicon.absorb(removed, null);
+	};
+	const sql = lexicalChunkRowsSql(base ? "some" : "all");
+	for await (const rows of pagesOf<LexicalChunkRow>(client, sql, () => (base ? [sourceId, toRead] : [sourceId]), readDocuments)) lexicon.addRows(rows);
+	lexicon.compact();
+	writeLexiconFile(root, sourceId, lexicon.toTransfer().transfer);
+	return lexicon.size;
+}
+
+const align = (offset: number) => Math.ceil(offset / 8) * 8;
+
+function writeFully(descriptor: number, bytes: Uint8Array, position: number): void {
+	for (let written = 0; written < bytes.length; ) written += writeSync(descriptor, bytes, written, bytes.length - written, position + written);
+}
+
+function readFully(descriptor: number, bytes: Uint8Array, position: number): void {
+	for (let read = 0; read < bytes.length; ) {
+		const count = readSync(descriptor, bytes, read, bytes.length - read, position + read);
+		if (count === 0) throw new Error("A lexicon file ended early");
+		read += count;
+	}
+}

@@ -1,0 +1,142 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type LexicalChunkRow, LexicalIndexCache, lexicalChunkRowsSql, queryLexemes, SourceLexicon } from "../../server/knowledge/index/lexical-index";
+import { SearchMemoryBudget } from "../../server/knowledge/index/search-memory-budget";
+import { DEFAULT_KNOWLEDGE_OPTIONS } from "../../server/knowledge/options";
+import { startTestPlatform, type TestPlatform, type TestWorkspace } from "../helpers/platform";
+import { createSource, search, uploadDocument, waitForDocument } from "./knowledge-helpers";
+import { insertSyntheticCorpus, type SyntheticCorpus } from "./synthetic-corpus";
+
+const CHUNKS = 3000;
+
+/**
+ * A source past lexiconFileMinChunks with an index directory keeps its lexicon in a file: a
+ * restarted process (or another one on the same database and directory) reads the file for its
+ * first search instead of rebuilding from every chunk, reads from PostgreSQL only the documents
+ * changed since, and ranks exactly as a lexicon built from the rows would.
+ */
+describe("a source's lexicon kept in a file", () => {
+	let indexDirectory: string;
+	let first: TestPlatform;
+	let second: TestPlatform | undefined;
+	let workspace: TestWorkspace;
+	let sourceId: string;
+	let corpus: SyntheticCorpus;
+	const knowledge = () => ({ ...DEFAULT_KNOWLEDGE_OPTIONS, indexDirectory, lexiconFileMinChunks: 1000 });
+	const lexiconDirectory = () => join(indexDirectory, "lexicon", sourceId);
+	const source = () => ({ id: sourceId, workspace: workspace.workspaceId });
+	const queries = () => [
+		`${corpus.word(40)} ${corpus.word(700)} ${corpus.word(1500)}`,
+		`${corpus.word(3)} ${corpus.word(900)}`,
+		`${corpus.word(120)} ${corpus.word(2500)} ${corpus.word(10)}`,
+		"lighthouse keeper journal",
+	];
+	/** A fresh cache over the first platform's database and threads, as a restarted process has. */
+	const freshCache = (foldChunks = 2000) => {
+		const { services } = first;
+		return new LexicalIndexCache(services.notifications, services.search.builders, new SearchMemoryBudget(512 * 1024 ** 2), `files-test-${Math.random()}:`, {
+			directory: indexDirectory,
+			minChunks: 1000,
+			foldChunks,
+		});
+	};
+	/** The lexicon built from the source's rows as they are now: the reference ranking. */
+	const builtFromRows = async () => {
+		const client = new pg.Client({ connectionString: first.databaseUrl });
+		await client.connect();
+		try {
+			return SourceLexicon.fromRows((await client.query<LexicalChunkRow>(lexicalChunkRowsSql("all"), [sourceId])).rows);
+		} finally {
+			await client.end();
+		}
+	};
+	const expectSameRanking = async (lexicon: SourceLexicon, reference: SourceLexicon) => {
+		expect(lexicon.size).toBe(reference.size);
+		for (const text of queries()) {
+			const terms = await queryLexemes(first.orm.em.fork(), text);
+			const found = lexicon.rank(terms, 20);
+			const expected = reference.rank(terms, 20);
+			expect(found.map((hit) => hit.score)).toEqual(expected.map((hit) => hit.score));
+			expect(new Set(found.map((hit) => hit.chunkId))).toEqual(new Set(expected.map((hit) => hit.chunkId)));
+		}
+	};
+	const generations = async () => (await readdir(lexiconDirectory())).filter((file) => file.endsWith(".lexicon"));
+
+	beforeAll(async () => {
+		indexDirectory = await mkdtemp(join(tmpdir(), "lexicon-files-test-"));
+		first = await startTestPlatform({ knowledge: knowledge() });
+		workspace = await first.createWorkspace();
+		sourceId = await createSource(first, workspace.apiKey, "Filed");
+		corpus = await insertSyntheticCorpus(first.databaseUrl, { workspaceId: workspace.workspaceId, sourceId }, { chunks: CHUNKS, chunksPerDocument: 300, sentencesPerChunk: 4 });
+	}, 120_000);
+
+	afterAll(async () => {
+		await second?.stop();
+		await first?.stop();
+		await rm(indexDirectory, { recursive: true, force: true });
+	});
+
+	it("is written by the first search's build; another process reads it for its first search, reads only what changed since, and answers exactly the same", async () => {
+		const lexical = first.services.search.lexical;
+		expect(await search(first, workspace.apiKey, sourceId, { query: queries()[0] })).not.toHaveLength(0);
+		expect(lexical.statistics.fullLoads).toBe(1);
+		expect(lexical.fileStatistics.written).toBe(1);
+		expect(await generations()).toHaveLength(1);
+
+		// Changes after the file: one document added, one removed.
+		const lighthouse = await uploadDocument(first, workspace.apiKey, sourceId, "lighthouse.txt", "The lighthouse keeper logs every passing ship in a leather journal.");
+		await waitForDocument(first, workspace.apiKey, sourceId, lighthouse.id, ["READY"]);
+		expect((await first.request("DELETE", `/knowledge/sources/${sourceId}/documents/${corpus.documentIds[0]}`, { key: workspace.apiKey })).status).toBe(200);
+		const expected = [];
+		for (const query of queries()) expected.push(await search(first, workspace.apiKey, sourceId, { query }));
+		expect(expected[3].map((hit) => hit.documentId)).toContain(lighthouse.id);
+
+		second = await startTestPlatform({ databaseUrl: first.databaseUrl, dataDirectory: first.dataDirectory, knowledge: knowledge() });
+		for (const [position, query] of queries().entries()) {
+			expect((await search(second, workspace.apiKey, sourceId, { query })).map((hit) => [hit.chunkId, hit.score])).toEqual(expected[position].map((hit) => [hit.chunkId, hit.score]));
+		}
+		const restored = second.services.search.lexical.statistics;
+		expect(restored).toMatchObject({ fullLoads: 0, restoredLoads: 1, documentsLoaded: 1, documentsRemoved: 1 });
+		await expectSameRanking(await second.services.search.lexical.lexiconFor(second.orm.em.fork(), source()), await builtFromRows());
+	}, 120_000);
+
+	it("a fresh cache opens the file, and once the changes since reach foldChunks writes a new one on a builder thread that the next process opens with nothing to read", async () => {
+		const before = await generations();
+		const cache = freshCache(1);
+		const lexicon = await cache.lexiconFor(first.orm.em.fork(), source());
+		expect(cache.statistics).toMatchObject({ fullLoads: 0, restoredLoads: 1, documentsLoaded: 1 });
+		await expect.poll(() => cache.fileStatistics.written, { timeout: 60_000 }).toBe(1);
+		const after = await generations();
+		expect(after.filter((file) => !before.includes(file))).toHaveLength(1);
+
+		const next = freshCache();
+		const reopened = await next.lexiconFor(first.orm.em.fork(), source());
+		expect(next.statistics).toMatchObject({ fullLoads: 0, restoredLoads: 1, documentsLoaded: 0, documentsRemoved: 0 });
+		const reference = await builtFromRows();
+		await expectSameRanking(reopened, reference);
+		await expectSameRanking(lexicon, reference);
+	}, 120_000);
+
+	it("a damaged file is not trusted: the source builds from PostgreSQL, ranks as before, and gets a new file", async () => {
+		const name = (await readFile(join(lexiconDirectory(), "current"), "utf8")).trim();
+		const path = join(lexiconDirectory(), `${name}.lexicon`);
+		const bytes = await readFile(path);
+		await writeFile(path, bytes.subarray(0, Math.floor(bytes.length / 2)));
+		const cache = freshCache();
+		const lexicon = await cache.lexiconFor(first.orm.em.fork(), source());
+		expect(cache.statistics).toMatchObject({ fullLoads: 1, restoredLoads: 0 });
+		expect(cache.fileStatistics.written).toBe(1);
+		await expectSameRanking(lexicon, await builtFromRows());
+		expect((await readFile(join(lexiconDirectory(), "current"), "utf8")).trim()).not.toBe(name);
+	}, 120_000);
+
+	it("deleting the source removes its lexicon files", async () => {
+		expect(existsSync(lexiconDirectory())).toBe(true);
+		expect((await first.request("DELETE", `/knowledge/sources/${sourceId}`, { key: workspace.apiKey })).status).toBe(200);
+		expect(existsSync(lexiconDirectory())).toBe(false);
+	});
+});
