@@ -225,6 +225,7 @@ export async function createPlatformServices(
 		};
 		observability.metrics.observe({
 			traceBacklog: () => traces.backlog,
+			indexBuilderTasks: () => search.builders.load,
 			ingestionQueueDepth: () => jobs.boss.getQueueSize(INGESTION_JOB.name),
 			databasePool: () => {
 				// knex's pool (tarn): what the platform's queries hold and wait for.

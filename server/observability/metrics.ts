@@ -126,6 +126,8 @@ export interface MetricsSources {
 	ingestionQueueDepth?: () => Promise<number>;
 	/** Database connections in use, idle, and callers waiting for one. */
 	databasePool?: () => { used: number; free: number; pending: number };
+	/** Index-builder tasks (search structures' builds, folds and files, builtin embedding) running and waiting in this process. */
+	indexBuilderTasks?: () => { running: number; queued: number };
 }
 
 export class PlatformMetrics {
@@ -192,6 +194,18 @@ export class PlatformMetrics {
 				this.set({ state: "used" }, pool.used);
 				this.set({ state: "free" }, pool.free);
 				this.set({ state: "pending" }, pool.pending);
+			},
+		});
+		new Gauge({
+			name: "knowledge_index_builder_tasks",
+			help: "Index-builder tasks (search index builds, folds and files, builtin embedding) running and queued in this process",
+			labelNames: ["state"],
+			registers: [this.registry],
+			collect() {
+				if (!sources.indexBuilderTasks) return;
+				const { running, queued } = sources.indexBuilderTasks();
+				this.set({ state: "running" }, running);
+				this.set({ state: "queued" }, queued);
 			},
 		});
 		// The process's own series, read at scrape time only. Not prom-client's collectDefaultMetrics: its

@@ -96,6 +96,7 @@ describe("GET /metrics", () => {
 		// Gauges and the process's own series are there; no label holds an id, a key or a raw path.
 		expect(after.get("trace_writer_backlog")).toBeGreaterThanOrEqual(0);
 		expect(after.get("knowledge_ingestion_queue_depth")).toBe(0);
+		expect(after.get('knowledge_index_builder_tasks{state="queued"}')).toBe(0);
 		expect(after.get('database_pool_connections{state="used"}')).toBeGreaterThanOrEqual(0);
 		expect(after.get("nodejs_eventloop_lag_p99_seconds")).toBeGreaterThanOrEqual(0);
 		expect(after.get("process_resident_memory_bytes")).toBeGreaterThan(0);
