@@ -11,11 +11,21 @@
  * against the exhaustive one (mismatches are counted and must be 0).
  *
  * Memory is the process's heap plus array buffers grown by the build (after a GC, the generated
- * rows gone). Sizes: LEXICAL_BENCH_SIZES (comma-separated, default 100000,1000000).
+ * rows gone). Then the lexicon file (lexicon-files.ts): the time to write it, and to open it as a
+ * restarted server does (read on an index-builder thread, transferred, adopted on this thread),
+ * with the longest event-loop delay meanwhile; the file is read from the page cache (just
+ * written), not from a cold disk. The opened lexicon must rank every query as the built one. Sizes: LEXICAL_BENCH_SIZES (comma-separated, default 100000,1000000).
  * Results: bench/results/knowledge-lexical.json.
  */
-import { writeFile } from "node:fs/promises";
+import { statSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { IndexBuilderPool } from "../server/knowledge/index/index-builder-pool";
+import { currentGeneration, sourceLexiconDirectory } from "../server/knowledge/index/index-generations";
 import { type LexicalChunkRow, SourceLexicon } from "../server/knowledge/index/lexical-index";
+import { writeLexiconFile } from "../server/knowledge/index/lexicon-files";
 import { rankLexically } from "../server/knowledge/search/rank-lexically";
 import { describeRun } from "./run-record";
 import { seededRandom, zipfRanks } from "../test/helpers/zipf-text";
@@ -38,6 +48,36 @@ const memoryMiB = () => {
 	const usage = process.memoryUsage();
 	return (usage.heapUsed + usage.arrayBuffers) / 2 ** 20;
 };
+
+/** Writes the lexicon's file, opens it as a restarted server does, and checks the opened one ranks alike. */
+async function measureLexiconFile(lexicon: SourceLexicon, queries: Map<string, number>[]) {
+	const root = await mkdtemp(join(tmpdir(), "bench-lexicon-file-"));
+	// Open-lexicon reads no database: the pool's URL is never used.
+	const builders = new IndexBuilderPool("postgres://unused");
+	try {
+		const writeStarted = performance.now();
+		writeLexiconFile(root, "bench", lexicon.toTransfer().transfer);
+		const writeMs = performance.now() - writeStarted;
+		const directory = sourceLexiconDirectory(root, "bench");
+		const fileMiB = statSync(join(directory, `${currentGeneration(directory)}.lexicon`)).size / 2 ** 20;
+		// A thread started and warmed first, as a running server's pool has (its start is not the file's cost).
+		await builders.run("bench", { kind: "open-lexicon", sourceId: "none", directory: root });
+		const delay = monitorEventLoopDelay({ resolution: 1 });
+		delay.enable();
+		const openStarted = performance.now();
+		const transfer = await builders.run("bench", { kind: "open-lexicon", sourceId: "bench", directory: root });
+		if (!transfer) throw new Error("the lexicon file was not found");
+		const opened = await SourceLexicon.fromTransfer(transfer);
+		const openMs = performance.now() - openStarted;
+		delay.disable();
+		let rankingMismatches = 0;
+		for (const query of queries) if (JSON.stringify(rankLexically(opened, query, TOP)) !== JSON.stringify(rankLexically(lexicon, query, TOP))) rankingMismatches++;
+		return { fileMiB: Math.round(fileMiB), writeMs: Math.round(writeMs), openMs: Math.round(openMs), longestLoopDelayMs: ms(delay.max / 1e6), rankingMismatches };
+	} finally {
+		await builders.close();
+		await rm(root, { recursive: true, force: true });
+	}
+}
 
 const zipfRank = zipfRanks(VOCABULARY);
 const word = (rank: number) => `w${rank.toString(36)}`;
@@ -121,7 +161,9 @@ for (const size of SIZES) {
 		keyof typeof modes,
 		Measured
 	>;
-	(results.sizes as Record<string, unknown>)[size] = { buildSeconds: Number((buildMs / 1000).toFixed(1)), pairs: lexicon.pairCount, memoryMiB: Math.round(lexiconMiB), mismatches, ranking: measured };
+	const file = await measureLexiconFile(lexicon, queries);
+	(results.sizes as Record<string, unknown>)[size] = { buildSeconds: Number((buildMs / 1000).toFixed(1)), pairs: lexicon.pairCount, memoryMiB: Math.round(lexiconMiB), mismatches, ranking: measured, file };
+	log(`${size} chunks: lexicon file ${JSON.stringify(file)}`);
 	log(`${size} chunks: ${JSON.stringify(measured)}; pruned/exhaustive mismatches: ${mismatches}`);
 	const row = (name: string, mode: Measured) => `| ${size.toLocaleString("en")} | ${name} | ${mode.p50Ms} | ${mode.p99Ms} |`;
 	table.push(
@@ -130,6 +172,7 @@ for (const size of SIZES) {
 		row("BM25 + RM3, exhaustive", measured.exhaustiveWithExpansion),
 		row("BM25 + RM3, pruned", measured.prunedWithExpansion),
 		`| ${size.toLocaleString("en")} | build ${(buildMs / 1000).toFixed(1)} s, ${Math.round(lexiconMiB)} MiB, mismatches ${mismatches} | | |`,
+		`| ${size.toLocaleString("en")} | lexicon file ${file.fileMiB} MiB: written in ${file.writeMs} ms, opened in ${file.openMs} ms (longest event-loop delay ${file.longestLoopDelayMs} ms), ${file.rankingMismatches} ranking mismatches | | |`,
 	);
 }
 
