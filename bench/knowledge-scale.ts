@@ -26,6 +26,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { Worker } from "node:worker_threads";
 import pg from "pg";
+import { buildBundles, SERVER_ENTRY_POINTS } from "../scripts/build";
 import { createTestDatabase } from "../test/helpers/database";
 import { describeRun } from "./run-record";
 import { generatedWords, seededRandom, zipfRanks } from "../test/helpers/zipf-text";
@@ -105,7 +106,7 @@ interface RunningServer {
 
 async function startServer(): Promise<RunningServer> {
 	const port = await freePort();
-	const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], { env: serverEnvironment(port), stdio: ["ignore", "ignore", "inherit"] });
+	const child = spawn(process.execPath, ["--enable-source-maps", "dist/bench-scale/main.js"], { env: serverEnvironment(port), stdio: ["ignore", "ignore", "inherit"] });
 	const url = `http://127.0.0.1:${port}`;
 	const deadline = Date.now() + 120_000;
 	while (Date.now() < deadline) {
@@ -136,11 +137,19 @@ async function indexBuildsSettled(server: RunningServer): Promise<number> {
 	let idleReads = 0;
 	while (idleReads < 2) {
 		await new Promise((resolve) => setTimeout(resolve, 500));
-		const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
-		const tasks = [...text.matchAll(/^knowledge_index_builder_tasks\{state="\w+"\} (\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+		const tasks = [...(await metricsOf(server)).matchAll(/^knowledge_index_builder_tasks\{state="\w+"\} (\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
 		idleReads = tasks === 0 ? idleReads + 1 : 0;
 	}
 	return performance.now() - start;
+}
+
+async function metricsOf(server: RunningServer): Promise<string> {
+	return (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+}
+
+/** The server's longest event-loop delay since the previous read, in ms (a read starts a new window). */
+async function longestLoopDelayMs(server: RunningServer): Promise<number> {
+	return round(Number(/^nodejs_eventloop_lag_max_seconds (\S+)/m.exec(await metricsOf(server))?.[1] ?? Number.NaN) * 1000);
 }
 
 /** Resident and peak resident memory of the server process, in MiB. */
@@ -193,6 +202,11 @@ function watchHealth() {
 		},
 	};
 }
+
+// The server runs as `npm start` runs it: bundled ahead, not through tsx (whose loader every
+// index-builder thread would start again: about a second per thread under tsx).
+const { main, parser, "index-builder": indexBuilder } = SERVER_ENTRY_POINTS;
+await buildBundles({ main, parser, "index-builder": indexBuilder }, "dist/bench-scale");
 
 // Recorded before the run, so the load average is the one the run started under.
 const run = describeRun({ stages: STAGES, queries: QUERIES, documentBytes: DOCUMENT_BYTES, vocabulary: VOCABULARY, uploadsInFlight: UPLOADS_IN_FLIGHT, searchMemoryMb: process.env.KNOWLEDGE_SEARCH_MEMORY_MB ?? "default" });
@@ -268,7 +282,9 @@ try {
 		const buildsMs = await indexBuildsSettled(server);
 		const healthDuringBuilds = health.take();
 		const latencies: number[] = [];
+		await longestLoopDelayMs(server);
 		for (const query of queries) latencies.push(await searchOnce(query));
+		const loopDelayDuringSearches = await longestLoopDelayMs(server);
 		const memory = await memoryOf(server);
 		const healthDuringSearch = health.take();
 
@@ -288,6 +304,8 @@ try {
 			ingestionMBps: round(stageBytes / 1e6 / ingestionSeconds, 2),
 			searchP50Ms: round(percentile(latencies, 50)),
 			searchP99Ms: round(percentile(latencies, 99)),
+			slowestSearchesMs: [...latencies].sort((a, b) => b - a).slice(0, 5).map((value) => round(value)),
+			serverLongestLoopDelayDuringSearchesMs: loopDelayDuringSearches,
 			firstSearchAfterIngestionMs: round(firstAfterIngestion),
 			indexBuildsAfterFirstSearchS: round(buildsMs / 1000),
 			firstSearchAfterRestartMs: round(firstAfterRestart),
