@@ -7,7 +7,7 @@ import type { SearchMemoryBudget } from "./search-memory-budget";
 import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
 import { ApproximateIndex, SourceVectors } from "./source-vectors";
 import { sourceIndexDirectory } from "./vector-index-files";
-import { buffersOf, inSlices, type PackedStrings, packStrings, unpackStrings } from "./thread-transfer";
+import { buffersOf, inSlices, type PackedStrings, PackedStringTable, packStrings, stringStarts, unpackStrings } from "./thread-transfer";
 import { decodeVector } from "./vector-encoding";
 
 /** One chunk's vector as read from PostgreSQL, with its document's version. */
@@ -37,7 +37,9 @@ export class SourceMatrix implements CachedSource {
 	private capacity = 0;
 	private slotCount = 0;
 	private matrix = new Float32Array(0);
-	private chunkIds: string[] = [];
+	/** Chunk ids, decoded only for hits; slot s's is chunkIds.at(idOfSlot[s]) (slots are reused, ids only added). */
+	private chunkIds = new PackedStringTable();
+	private idOfSlot = new Int32Array(0);
 	private live = new Uint8Array(0);
 	private free: number[] = [];
 	/** Per-query scratch, reused (scoring is synchronous): no 100k-entry allocation per query for the GC. */
@@ -54,9 +56,9 @@ export class SourceMatrix implements CachedSource {
 		return this.liveCount;
 	}
 
-	/** Bytes of the matrix and scratch; for the benchmark. */
+	/** Bytes of the matrix, scratch and chunk ids; for the budget and the benchmark. */
 	memoryBytes(): number {
-		return this.matrix.byteLength + this.scores.byteLength + this.live.byteLength;
+		return this.matrix.byteLength + this.scores.byteLength + this.live.byteLength + this.idOfSlot.byteLength + this.chunkIds.byteLength;
 	}
 
 	apply(removedDocuments: string[], rows: VectorChunkRow[]): void {
@@ -96,7 +98,7 @@ export class SourceMatrix implements CachedSource {
 			if (delta.live[from] === 0) continue;
 			const slot = this.free.pop() ?? this.slotCount++;
 			for (let dimension = 0; dimension < this.dimensions; dimension++) this.matrix[dimension * this.capacity + slot] = delta.matrix[dimension * delta.capacity + from];
-			this.place(slot, delta.chunkIds[from], documentOf[from], delta.versions.get(documentOf[from]) ?? "");
+			this.place(slot, delta.chunkIdOf(from), documentOf[from], delta.versions.get(documentOf[from]) ?? "");
 		}
 	}
 
@@ -120,7 +122,11 @@ export class SourceMatrix implements CachedSource {
 			const weight = query[used[next]];
 			for (let row = 0; row < count; row++) scores[row] += weight * matrix[offset + row];
 		}
-		return topIndices(scores, count, this.live, limit).map((index) => ({ chunkId: this.chunkIds[index], similarity: scores[index] }));
+		return topIndices(scores, count, this.live, limit).map((index) => ({ chunkId: this.chunkIdOf(index), similarity: scores[index] }));
+	}
+
+	private chunkIdOf(slot: number): string {
+		return this.chunkIds.at(this.idOfSlot[slot]);
 	}
 
 	/**
@@ -133,8 +139,10 @@ export class SourceMatrix implements CachedSource {
 		documentIds.forEach((documentId, index) => {
 			for (const slot of this.slotsOfDocument.get(documentId) ?? []) documentOfSlot[slot] = index;
 		});
+		const chunkIds = packStrings(Array.from({ length: this.slotCount }, (_, slot) => (this.live[slot] ? this.chunkIdOf(slot) : "")));
 		const transfer: MatrixTransfer = {
-			chunkIds: packStrings(this.chunkIds.slice(0, this.slotCount)),
+			chunkIds,
+			chunkIdStarts: stringStarts(chunkIds),
 			documentIds: packStrings(documentIds),
 			documentVersions: packStrings(documentIds.map((documentId) => this.versions.get(documentId) ?? "")),
 			documentOfSlot,
@@ -148,14 +156,16 @@ export class SourceMatrix implements CachedSource {
 		};
 		return {
 			transfer,
-			buffers: buffersOf(transfer.chunkIds.bytes, transfer.documentIds.bytes, transfer.documentVersions.bytes, documentOfSlot, transfer.matrix, transfer.live, transfer.free),
+			buffers: buffersOf(transfer.chunkIds.bytes, transfer.chunkIdStarts, transfer.documentIds.bytes, transfer.documentVersions.bytes, documentOfSlot, transfer.matrix, transfer.live, transfer.free),
 		};
 	}
 
-	/** A matrix from toTransfer's output: the matrix adopted as is, the per-document slot lists rebuilt in slices. */
+	/** A matrix from toTransfer's output: the matrix and the packed chunk ids adopted as they are, the per-document slot lists rebuilt in slices. */
 	static async fromTransfer(transfer: MatrixTransfer): Promise<SourceMatrix> {
 		const matrix = new SourceMatrix();
-		matrix.chunkIds = unpackStrings(transfer.chunkIds);
+		matrix.chunkIds = new PackedStringTable(transfer.chunkIds, transfer.chunkIdStarts);
+		matrix.idOfSlot = new Int32Array(transfer.capacity);
+		for (let slot = 0; slot < transfer.slotCount; slot++) matrix.idOfSlot[slot] = slot;
 		const documentIds = unpackStrings(transfer.documentIds);
 		const documentVersions = unpackStrings(transfer.documentVersions);
 		await inSlices(documentIds.length, (index) => matrix.versions.set(documentIds[index], documentVersions[index]));
@@ -198,7 +208,7 @@ export class SourceMatrix implements CachedSource {
 	}
 
 	private place(slot: number, chunkId: string, documentId: string, version: string): void {
-		this.chunkIds[slot] = chunkId;
+		this.idOfSlot[slot] = this.chunkIds.add(chunkId);
 		this.live[slot] = 1;
 		this.liveCount++;
 		const slots = this.slotsOfDocument.get(documentId);
@@ -214,6 +224,9 @@ export class SourceMatrix implements CachedSource {
 		}
 		const live = new Uint8Array(capacity);
 		live.set(this.live.subarray(0, this.slotCount));
+		const idOfSlot = new Int32Array(capacity);
+		idOfSlot.set(this.idOfSlot.subarray(0, this.slotCount));
+		this.idOfSlot = idOfSlot;
 		this.matrix = matrix;
 		this.live = live;
 		this.scores = new Float32Array(capacity);
@@ -223,7 +236,9 @@ export class SourceMatrix implements CachedSource {
 
 /** A matrix between threads (SourceMatrix.toTransfer): typed arrays and packed strings only. */
 export interface MatrixTransfer {
+	/** Slot order; "" for a free slot. */
 	chunkIds: PackedStrings;
+	chunkIdStarts: Uint32Array<ArrayBuffer>;
 	documentIds: PackedStrings;
 	documentVersions: PackedStrings;
 	/** Slot -> index in documentIds, -1 for a free slot. */
