@@ -88,7 +88,7 @@ export class ApproximateIndex {
 		const { keys } = this.index.search(query, wanted, 1);
 		const used: number[] = [];
 		for (let dimension = 0; dimension < query.length; dimension++) if (query[dimension] !== 0) used.push(dimension);
-		const hits: { chunkId: string; similarity: number }[] = [];
+		const hits: { key: number; similarity: number }[] = [];
 		const rescored = Math.max(HNSW_RESCORED, limit);
 		// Opened per search (microseconds), so nothing outlives this index but the mapped graph.
 		const descriptors = new Map<number, number>();
@@ -96,13 +96,17 @@ export class ApproximateIndex {
 			for (const bigKey of keys) {
 				const key = Number(bigKey);
 				if (this.dead[key]) continue;
-				hits.push({ chunkId: this.chunkId(key), similarity: this.exactSimilarity(key, query, used, descriptors) });
+				hits.push({ key, similarity: this.exactSimilarity(key, query, used, descriptors) });
 				if (hits.length === rescored) break;
 			}
 		} finally {
 			for (const descriptor of descriptors.values()) closeSync(descriptor);
 		}
-		return hits.sort((a, b) => b.similarity - a.similarity).slice(0, limit);
+		// Only the returned hits' ids are decoded.
+		return hits
+			.sort((a, b) => b.similarity - a.similarity)
+			.slice(0, limit)
+			.map(({ key, similarity }) => ({ chunkId: this.chunkId(key), similarity }));
 	}
 
 	private chunkId(key: number): string {
