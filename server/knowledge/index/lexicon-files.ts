@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type pg from "pg";
 import { currentGeneration, newGenerationName, publishGeneration, removeOldGenerations, sourceLexiconDirectory, syncAndRename, temporaryPath } from "./index-generations";
 import { type LexicalChunkRow, lexicalChunkRowsSql, type LexiconTransfer, SourceLexicon } from "./lexical-index";
-import { DOCUMENT_VERSION_SQL } from "./source-chunk-cache";
+import { readyDocumentVersions } from "./source-chunk-cache";
 import type { PackedStrings } from "./thread-transfer";
 import type { PageReader } from "./vector-index-build";
 
@@ -123,11 +123,7 @@ export async function foldLexiconFile(client: pg.Client, pagesOf: PageReader, ro
 	const lexicon = base ? await SourceLexicon.fromTransfer(base) : new SourceLexicon();
 	let toRead: string[] = [];
 	const readDocuments = async (connection: pg.Client) => {
-		const { rows } = await connection.query<{ id: string; version: string }>(
-			`select d.id, ${DOCUMENT_VERSION_SQL} as version from knowledge_documents d where d.source_id = $1 and d.status = 'READY'`,
-			[sourceId],
-		);
-		const now = new Map(rows.map((row) => [row.id, row.version]));
+		const now = await readyDocumentVersions(connection, sourceId);
 		const removed = [...lexicon.versions].filter(([documentId, version]) => now.get(documentId) !== version).map(([documentId]) => documentId);
 		toRead = [...now].filter(([documentId, version]) => lexicon.versions.get(documentId) !== version).map(([documentId]) => documentId);
 		lexicon.absorb(removed, null);

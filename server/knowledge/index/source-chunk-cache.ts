@@ -1,4 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import type pg from "pg";
 import type { DatabaseNotifications } from "../../db/notifications";
 import type { IndexBuilderPool } from "./index-builder-pool";
 import type { SearchMemoryBudget } from "./search-memory-budget";
@@ -13,6 +14,15 @@ export type DocumentVersions = Map<string, string>;
  * version are replaced.
  */
 export const DOCUMENT_VERSION_SQL = "concat(d.attempts, ':', d.processed_at)";
+
+/** The source's READY documents and their versions, read on a builder thread's connection (in its build's snapshot). */
+export async function readyDocumentVersions(client: pg.Client, sourceId: string): Promise<DocumentVersions> {
+	const { rows } = await client.query<{ id: string; version: string }>(
+		`select d.id, ${DOCUMENT_VERSION_SQL} as version from knowledge_documents d where d.source_id = $1 and d.status = 'READY'`,
+		[sourceId],
+	);
+	return new Map(rows.map((row) => [row.id, row.version]));
+}
 
 /** A source, and the workspace whose share of the index-builder threads its builds take. */
 export interface SourceRef {

@@ -7,7 +7,7 @@
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import type pg from "pg";
 import type { Index } from "usearch";
-import { DOCUMENT_VERSION_SQL } from "./source-chunk-cache";
+import { readyDocumentVersions } from "./source-chunk-cache";
 import { unpackStrings } from "./thread-transfer";
 import { type VectorChunkRow, vectorChunkRowsSql } from "./vector-cache";
 import { currentGeneration, newGenerationName, publishGeneration, removeOldGenerations } from "./index-generations";
@@ -55,11 +55,7 @@ export async function buildVectorIndex(client: pg.Client, pagesOf: PageReader, r
 	const documentIndex = new Map<string, number>();
 	let toRead: string[] = [];
 	const readDocuments = async (connection: pg.Client) => {
-		const { rows } = await connection.query<{ id: string; version: string }>(
-			`select d.id, ${DOCUMENT_VERSION_SQL} as version from knowledge_documents d where d.source_id = $1 and d.status = 'READY'`,
-			[sourceId],
-		);
-		const now = new Map(rows.map((row) => [row.id, row.version]));
+		const now = await readyDocumentVersions(connection, sourceId);
 		for (const [id, version] of now) {
 			documentIndex.set(id, documentIds.length);
 			documentIds.push(id);
