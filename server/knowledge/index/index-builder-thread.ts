@@ -9,15 +9,12 @@ import { parentPort, workerData } from "node:worker_threads";
 import pg from "pg";
 import { BUILTIN_DIMENSIONS, embedBuiltin } from "../embed/builtin-embedder";
 import type { BuildReply, BuildRequest, BuildTask } from "./index-builder-pool";
-import { invertLexicon, type LexicalChunkRow, lexicalChunkRowsSql, type LexiconTransfer, SourceLexicon } from "./lexical-index";
+import { invertLexicon, type LexicalChunkRow, lexicalChunkRowsSql, SourceLexicon } from "./lexical-index";
 import { foldLexiconFile, readLexiconFile, writeLexiconFile } from "./lexicon-files";
 import { buffersOf } from "./thread-transfer";
 import { SourceMatrix, type VectorChunkRow, vectorChunkRowsSql } from "./vector-cache";
 import { buildVectorIndex, openVectorIndex } from "./vector-index-build";
 import type { VectorIndexTransfer } from "./vector-index-files";
-
-/** Every array of an opened lexicon file: each in a buffer of its own. */
-const lexiconBuffers = (transfer: LexiconTransfer) => buffersOf(...Object.values(transfer).flatMap((value) => (ArrayBuffer.isView(value) ? [value] : value && typeof value === "object" && "bytes" in value ? [value.bytes] : [])));
 
 const vectorIndexBuffers = (generation: VectorIndexTransfer) => buffersOf(generation.chunkIds.bytes, generation.chunkIdStarts, generation.documentIds.bytes, generation.versions.bytes, generation.documentOfKey);
 
@@ -78,13 +75,13 @@ async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBu
 				// A whole source is inverted here; a few changed documents are only absorbed (their pairs) where the lexicon lives.
 				if (!task.documentIds) lexicon.settle();
 				const { transfer, buffers } = lexicon.toTransfer();
-				const saved = !task.documentIds && task.saveTo !== undefined && lexicon.size >= (task.saveFrom ?? 0);
-				if (saved) writeLexiconFile(task.saveTo as string, task.sourceId, transfer);
-				return { result: { ...transfer, saved }, buffers };
+				const saveTo = !task.documentIds && lexicon.size >= (task.saveFrom ?? 0) ? task.saveTo : undefined;
+				if (saveTo) writeLexiconFile(saveTo, task.sourceId, transfer);
+				return { result: { ...transfer, saved: saveTo !== undefined }, buffers };
 			});
 		case "open-lexicon": {
 			const opened = readLexiconFile(task.directory, task.sourceId);
-			return { result: opened, buffers: opened ? lexiconBuffers(opened) : [] };
+			return { result: opened?.transfer ?? null, buffers: opened?.buffers ?? [] };
 		}
 		case "lexicon-file":
 			return withConnection(async (client) => ({ result: await foldLexiconFile(client, pagesOf, task.directory, task.sourceId), buffers: [] }));

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type pg from "pg";
 import { currentGeneration, newGenerationName, publishGeneration, removeOldGenerations, sourceLexiconDirectory, syncAndRename, temporaryPath } from "./index-generations";
 import { type LexicalChunkRow, lexicalChunkRowsSql, type LexiconTransfer, SourceLexicon } from "./lexical-index";
-import { readyDocumentVersions } from "./source-chunk-cache";
+import { readyDocumentVersions, versionChanges } from "./source-chunk-cache";
 import type { PackedStrings } from "./thread-transfer";
 import type { PageReader } from "./vector-index-build";
 
@@ -84,8 +84,8 @@ export function writeLexiconFile(root: string, sourceId: string, transfer: Lexic
 	return name;
 }
 
-/** The source's current lexicon file, read into transferable arrays; null when there is none (or of another format). */
-export function readLexiconFile(root: string, sourceId: string): LexiconTransfer | null {
+/** The source's current lexicon file, read into arrays of their own (`buffers`, to transfer); null when there is none (or of another format). */
+export function readLexiconFile(root: string, sourceId: string): { transfer: LexiconTransfer; buffers: ArrayBuffer[] } | null {
 	const directory = sourceLexiconDirectory(root, sourceId);
 	const name = currentGeneration(directory);
 	if (!name) return null;
@@ -98,13 +98,15 @@ export function readLexiconFile(root: string, sourceId: string): LexiconTransfer
 		const header = JSON.parse(headerBytes.toString("utf8")) as LexiconFileHeader;
 		if (header.format !== FORMAT) return null;
 		const transfer: Record<string, unknown> = { ...header.numbers };
+		const buffers: ArrayBuffer[] = [];
 		for (const entry of header.arrays) {
 			// Each array in a buffer of its own: transferable to the API's thread without a copy.
 			const array = new ARRAY_TYPES[entry.type](entry.length);
 			readFully(descriptor, new Uint8Array(array.buffer), entry.offset);
+			buffers.push(array.buffer);
 			transfer[entry.field] = entry.field in header.strings ? { count: header.strings[entry.field], bytes: array } : array;
 		}
-		return transfer as unknown as LexiconTransfer;
+		return { transfer: transfer as unknown as LexiconTransfer, buffers };
 	} finally {
 		closeSync(descriptor);
 	}
@@ -120,12 +122,11 @@ export function readLexiconFile(root: string, sourceId: string): LexiconTransfer
  */
 export async function foldLexiconFile(client: pg.Client, pagesOf: PageReader, root: string, sourceId: string): Promise<number> {
 	const base = readLexiconFile(root, sourceId);
-	const lexicon = base ? await SourceLexicon.fromTransfer(base) : new SourceLexicon();
+	const lexicon = base ? await SourceLexicon.fromTransfer(base.transfer) : new SourceLexicon();
 	let toRead: string[] = [];
 	const readDocuments = async (connection: pg.Client) => {
-		const now = await readyDocumentVersions(connection, sourceId);
-		const removed = [...lexicon.versions].filter(([documentId, version]) => now.get(documentId) !== version).map(([documentId]) => documentId);
-		toRead = [...now].filter(([documentId, version]) => lexicon.versions.get(documentId) !== version).map(([documentId]) => documentId);
+		const { removed, changed } = versionChanges(lexicon.versions, await readyDocumentVersions(connection, sourceId));
+		toRead = changed;
 		lexicon.absorb(removed, null);
 	};
 	const sql = lexicalChunkRowsSql(base ? "some" : "all");

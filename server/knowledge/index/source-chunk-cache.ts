@@ -15,6 +15,17 @@ export type DocumentVersions = Map<string, string>;
  */
 export const DOCUMENT_VERSION_SQL = "concat(d.attempts, ':', d.processed_at)";
 
+/**
+ * What changed between the documents a structure holds and the source's READY ones now: `removed`
+ * (gone, or held at another version) and `changed` (new, or at a new version) document ids.
+ */
+export function versionChanges(held: DocumentVersions, now: DocumentVersions): { removed: string[]; changed: string[] } {
+	return {
+		removed: [...held].filter(([documentId, version]) => now.get(documentId) !== version).map(([documentId]) => documentId),
+		changed: [...now].filter(([documentId, version]) => held.get(documentId) !== version).map(([documentId]) => documentId),
+	};
+}
+
 /** The source's READY documents and their versions, read on a builder thread's connection (in its build's snapshot). */
 export async function readyDocumentVersions(client: pg.Client, sourceId: string): Promise<DocumentVersions> {
 	const { rows } = await client.query<{ id: string; version: string }>(
@@ -183,8 +194,7 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 			.getConnection()
 			.execute(`select d.id, ${DOCUMENT_VERSION_SQL} as version from knowledge_documents d where d.source_id = ? and d.status = 'READY'`, [source.id]);
 		const now = new Map(rows.map((row) => [row.id, row.version]));
-		const removed = [...value.versions].filter(([documentId, version]) => now.get(documentId) !== version).map(([documentId]) => documentId);
-		const changed = [...now].filter(([documentId, version]) => value.versions.get(documentId) !== version).map(([documentId]) => documentId);
+		const { removed, changed } = versionChanges(value.versions, now);
 		this.statistics.refreshes++;
 		if (removed.length === 0 && changed.length === 0) return;
 		await this.applyChanges(em, source, value, { removed, changed });

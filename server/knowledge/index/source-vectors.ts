@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync } from "node:fs";
 import type { Index } from "usearch";
 import type { CachedSource, DocumentVersions } from "./source-chunk-cache";
-import { inSlices, unpackStrings } from "./thread-transfer";
+import { inSlices, PackedStringTable, unpackStrings } from "./thread-transfer";
 import { SourceMatrix } from "./vector-cache";
 import { graphPath, HNSW_CANDIDATES, HNSW_RESCORED, hnswIndex, segmentPath, type VectorIndexTransfer } from "./vector-index-files";
 
@@ -20,7 +20,8 @@ export class ApproximateIndex {
 	private readonly row: Float32Array;
 	private readonly rowBytes: Uint8Array;
 
-	private readonly decoder = new TextDecoder();
+	/** Decoded only for the hits a search returns. */
+	private readonly chunkIds: PackedStringTable;
 
 	private constructor(
 		readonly generation: VectorIndexTransfer,
@@ -28,6 +29,7 @@ export class ApproximateIndex {
 		readonly versions: DocumentVersions,
 	) {
 		this.index = hnswIndex(generation.dimensions);
+		this.chunkIds = new PackedStringTable(generation.chunkIds, generation.chunkIdStarts);
 		this.index.view(graphPath(generation.directory, generation.name));
 		this.dead = new Uint8Array(generation.count);
 		for (let key = 0; key < generation.count; key++) if (generation.documentOfKey[key] < 0) this.dead[key] = 1;
@@ -110,8 +112,7 @@ export class ApproximateIndex {
 	}
 
 	private chunkId(key: number): string {
-		const { chunkIds, chunkIdStarts } = this.generation;
-		return this.decoder.decode(chunkIds.bytes.subarray(chunkIdStarts[key], chunkIdStarts[key + 1] - 1));
+		return this.chunkIds.at(key);
 	}
 
 	private exactSimilarity(key: number, query: Float32Array, used: number[], descriptors: Map<number, number>): number {

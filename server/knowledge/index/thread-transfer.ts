@@ -46,6 +46,7 @@ export function stringStarts(packed: PackedStrings): Uint32Array<ArrayBuffer> {
  */
 export class PackedStringTable {
 	private readonly appended: string[] = [];
+	private appendedBytes = 0;
 	private readonly decoder = new TextDecoder();
 
 	constructor(
@@ -65,12 +66,13 @@ export class PackedStringTable {
 	/** Adds a string; returns its index. */
 	add(value: string): number {
 		this.appended.push(value);
+		this.appendedBytes += 16 + value.length;
 		return this.count - 1;
 	}
 
 	/** Approximate bytes held. */
 	get byteLength(): number {
-		return this.packed.bytes.byteLength + this.starts.byteLength + this.appended.reduce((sum, value) => sum + 16 + value.length, 0);
+		return this.packed.bytes.byteLength + this.starts.byteLength + this.appendedBytes;
 	}
 }
 
