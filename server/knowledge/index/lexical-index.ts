@@ -247,10 +247,7 @@ export class SourceLexicon implements CachedSource {
 		const lists: PostingList[] = [];
 		const weights: number[] = [];
 		const queryTermIds: number[] = [];
-		for (const [lexeme, queryWeight] of queryTerms) {
-			const term = this.terms.get(lexeme);
-			if (term === undefined || this.documentFrequency[term] === 0 || queryWeight <= 0) continue;
-			const weight = this.termWeight(term, queryWeight);
+		for (const { term, weight } of this.weightedTerms(queryTerms)) {
 			const queryIndex = weights.length;
 			weights.push(weight);
 			queryTermIds.push(term);
@@ -280,10 +277,7 @@ export class SourceLexicon implements CachedSource {
 	rankExhaustive(queryTerms: Map<string, number>, limit: number): LexicalHit[] {
 		const { scores, touched, live, lengthNorms, postings, frequencies, offsets } = this;
 		let touchedCount = 0;
-		for (const [lexeme, queryWeight] of queryTerms) {
-			const term = this.terms.get(lexeme);
-			if (term === undefined || this.documentFrequency[term] === 0 || queryWeight <= 0) continue;
-			const weight = this.termWeight(term, queryWeight);
+		for (const { term, weight } of this.weightedTerms(queryTerms)) {
 			const end = term + 1 < offsets.length ? offsets[term + 1] : 0;
 			for (let position = term + 1 < offsets.length ? offsets[term] : 0; position < end; position++) {
 				const slot = postings[position];
@@ -316,6 +310,25 @@ export class SourceLexicon implements CachedSource {
 		const hits = best.map((slot) => ({ chunkId: this.chunkIdOf(slot), slot, score: scores[slot] }));
 		for (let index = 0; index < touchedCount; index++) scores[touched[index]] = 0;
 		return hits;
+	}
+
+	/**
+	 * The query's terms held here (live), with their BM25 weights, in the order both rankings add
+	 * them: the largest bound on what one posting can add first (rare and heavily weighted terms),
+	 * ties by term. Pruning (pruned-top-k.ts) reads lists in this order and stops once the bounds of
+	 * the lists left cannot change the top k, so what goes unread is the long lists of frequent
+	 * words and the light feedback terms. Both rankings share it, so their float32 sums are the same.
+	 */
+	private weightedTerms(queryTerms: Map<string, number>): { term: number; weight: number }[] {
+		const weighted: { term: number; weight: number; bound: number }[] = [];
+		for (const [lexeme, queryWeight] of queryTerms) {
+			const term = this.terms.get(lexeme);
+			if (term === undefined || this.documentFrequency[term] === 0 || queryWeight <= 0) continue;
+			const weight = this.termWeight(term, queryWeight);
+			const baseBound = term < this.termBounds.length ? this.termBounds[term] : 0;
+			weighted.push({ term, weight, bound: weight * Math.max(baseBound, this.tail.get(term)?.largestBound ?? 0) });
+		}
+		return weighted.sort((left, right) => right.bound - left.bound || left.term - right.term);
 	}
 
 	/** A term's BM25 weight: query weight x IDF x (k1 + 1); Lucene's non-negative IDF (a term in every chunk still counts a little, never negatively). */

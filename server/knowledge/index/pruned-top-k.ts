@@ -52,9 +52,9 @@ export interface RankingInput {
  * order, into per-slot partial scores, until the bounds of the lists left add up to no more than
  * the k-th partial score. Past that point no chunk outside the partial scores can enter the top k,
  * and only those whose partial score plus what is left can still beat the k-th are completed,
- * from their own (chunk-major) pairs, instead of reading the long lists left. An expanded query
- * lists its feedback terms after the original ones, heaviest first, so its low-weight tail (where
- * the work of expansion is) is what goes unread. Stopping costs a pass over the slots scored and a
+ * from their own (chunk-major) pairs, instead of reading the long lists left. The caller orders
+ * the terms largest bound first (SourceLexicon.weightedTerms), so what goes unread is the long
+ * lists of frequent words and the light feedback terms of an expanded query. Stopping costs a pass over the slots scored and a
  * read of each candidate's pairs: it is done only when that is cheaper than the postings left.
  *
  * Exact: partial scores are the exhaustive pass's own float32 prefix sums (same order, same
