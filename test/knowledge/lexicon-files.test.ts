@@ -4,14 +4,74 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LexicalChunkRow, LexicalIndexCache, lexicalChunkRowsSql, queryLexemes, SourceLexicon } from "../../server/knowledge/index/lexical-index";
+import { invertLexicon, type LexicalChunkRow, LexicalIndexCache, lexicalChunkRowsSql, queryLexemes, SourceLexicon } from "../../server/knowledge/index/lexical-index";
+import { readLexiconFile, writeLexiconFile } from "../../server/knowledge/index/lexicon-files";
 import { SearchMemoryBudget } from "../../server/knowledge/index/search-memory-budget";
+import { rankLexically } from "../../server/knowledge/search/rank-lexically";
 import { DEFAULT_KNOWLEDGE_OPTIONS } from "../../server/knowledge/options";
 import { startTestPlatform, type TestPlatform, type TestWorkspace } from "../helpers/platform";
 import { createSource, search, uploadDocument, waitForDocument } from "./knowledge-helpers";
 import { insertSyntheticCorpus, type SyntheticCorpus } from "./synthetic-corpus";
+import { deltaOf, zipfCorpus } from "./zipf-lexicon-corpus";
 
 const CHUNKS = 3000;
+
+/**
+ * A lexicon opened in pieces keeps its postings and pairs in the file and reads them as a search
+ * needs them: everything it answers must be what the lexicon written to the file answers, through
+ * the removals and additions a cache absorbs, for far less memory.
+ */
+describe("a lexicon opened in pieces", () => {
+	it("ranks exactly as the lexicon it was written from (plain, exhaustive, expanded), through removals and additions, in a fraction of its memory", async () => {
+		const directory = await mkdtemp(join(tmpdir(), "lexicon-pieces-test-"));
+		try {
+			const corpus = zipfCorpus(21, 3000);
+			const documents = new Set<string>();
+			const rows = Array.from({ length: 1500 }, (_, index) => (documents.add(`doc${index}`), corpus.documentRows(`doc${index}`, 0))).flat();
+			const inMemory = SourceLexicon.fromRows(rows);
+			writeLexiconFile(directory, "source", SourceLexicon.fromRows(rows).toTransfer().transfer);
+			const opened = readLexiconFile(directory, "source", { inPieces: true });
+			expect(opened?.transfer.pieces).toBeDefined();
+			const pieces = await SourceLexicon.fromTransfer(opened!.transfer);
+			expect(pieces.inPieces).toBe(true);
+			expect(pieces.memoryBytes()).toBeLessThan(inMemory.memoryBytes() / 2);
+
+			const queries = Array.from({ length: 30 }, (_, index) => corpus.query(index % 2 === 1));
+			const answers = (lexicon: SourceLexicon) =>
+				queries.flatMap((query) =>
+					[1, 10, 50].map((limit) => {
+						const hits = (found: { chunkId: string; score: number }[]) => found.map((hit) => [hit.chunkId, hit.score]);
+						return [hits(lexicon.rank(query, limit)), hits(lexicon.rankExhaustive(query, limit)), hits(rankLexically(lexicon, query, limit))];
+					}),
+				);
+			expect(answers(pieces)).toEqual(answers(inMemory));
+
+			let compactions = 0;
+			for (let round = 1; round <= 700; round++) {
+				const id = `doc${Math.floor(corpus.random() * 1700)}`;
+				const removed = documents.has(id) ? [id] : [];
+				documents.delete(id);
+				const added = corpus.random() < 0.2 ? [] : corpus.documentRows(id, round);
+				if (added.length) documents.add(id);
+				const delta = added.length ? deltaOf(added) : null;
+				inMemory.absorb(removed, delta);
+				pieces.absorb(removed, delta);
+				// The in-memory lexicon re-inverts as a cache would; the one in pieces waits for its next file.
+				if (inMemory.compactionDue) {
+					inMemory.completeCompaction(invertLexicon(structuredClone(inMemory.pairs())));
+					compactions++;
+				}
+				if (round % 175 === 0) expect(answers(pieces)).toEqual(answers(inMemory));
+			}
+			expect(compactions).toBeGreaterThan(0);
+			expect(pieces.size).toBe(inMemory.size);
+			expect(pieces.compactionDue).toBe(true);
+			expect(() => pieces.pairs()).toThrow();
+		} finally {
+			await rm(directory, { recursive: true, force: true });
+		}
+	});
+});
 
 /**
  * A source past lexiconFileMinChunks with an index directory keeps its lexicon in a file: a
@@ -86,6 +146,8 @@ describe("a source's lexicon kept in a file", () => {
 		expect(lexical.statistics.fullLoads).toBe(1);
 		expect(lexical.fileStatistics.written).toBe(1);
 		expect(await generations()).toHaveLength(1);
+		// What the first search built came back in pieces: its postings and pairs stay in the file.
+		expect((await lexical.lexiconFor(first.orm.em.fork(), source())).inPieces).toBe(true);
 
 		// Changes after the file: one document added, one removed.
 		const lighthouse = await uploadDocument(first, workspace.apiKey, sourceId, "lighthouse.txt", "The lighthouse keeper logs every passing ship in a leather journal.");
@@ -109,7 +171,14 @@ describe("a source's lexicon kept in a file", () => {
 		const cache = freshCache(1);
 		const lexicon = await cache.lexiconFor(first.orm.em.fork(), source());
 		expect(cache.statistics).toMatchObject({ fullLoads: 0, restoredLoads: 1, documentsLoaded: 1 });
-		await expect.poll(() => cache.fileStatistics.written, { timeout: 60_000 }).toBe(1);
+		const { documentsLoaded, documentsRemoved, refreshes } = cache.statistics;
+		await expect.poll(() => cache.fileStatistics.adopted, { timeout: 60_000 }).toBe(1);
+		expect(cache.fileStatistics.written).toBe(1);
+		// The new generation replaced what the cache held, in pieces; it is up to date (nothing changed since the fold).
+		expect(lexicon.inPieces).toBe(true);
+		expect(lexicon.epoch).toBe(1);
+		expect(await cache.lexiconFor(first.orm.em.fork(), source())).toBe(lexicon);
+		expect(cache.statistics).toMatchObject({ documentsLoaded, documentsRemoved, refreshes: refreshes + 1 });
 		const after = await generations();
 		expect(after.filter((file) => !before.includes(file))).toHaveLength(1);
 

@@ -10,11 +10,15 @@ import type { VectorIndexTransfer } from "./vector-index-files";
  * re-invert a lexicon, or embed a batch of an ingested document's chunks with the builtin embedder.
  */
 export type BuildTask =
-	/** A whole source's lexicon (written to a lexicon file in `saveTo` when it holds `saveFrom` chunks or more), or some documents' (a delta). */
+	/**
+	 * A whole source's lexicon, or some documents' (a delta). A whole source of `saveFrom` chunks or
+	 * more is written to a lexicon file in `saveTo` and comes back in pieces (its postings and pairs
+	 * left in the file, lexicon-pieces.ts).
+	 */
 	| { kind: "lexicon"; sourceId: string; documentIds?: string[]; saveTo?: string; saveFrom?: number }
-	/** Reads the source's current lexicon file, if there is one (nothing from PostgreSQL). */
-	| { kind: "open-lexicon"; sourceId: string; directory: string }
-	/** Writes a new lexicon file: the current one with the changes since, or a build when there is none; returns the chunks written. */
+	/** Reads the source's current lexicon file (or generation `name`) in pieces, if there is one (nothing from PostgreSQL). */
+	| { kind: "open-lexicon"; sourceId: string; directory: string; name?: string }
+	/** Writes a new lexicon file: the current one with the changes since, or a build when there is none; returns the generation written. */
 	| { kind: "lexicon-file"; sourceId: string; directory: string }
 	| { kind: "matrix"; sourceId: string; documentIds?: string[]; dimensions?: number }
 	| { kind: "invert-lexicon"; pairs: LexiconPairs }
@@ -27,7 +31,7 @@ export type BuildTask =
 export interface BuildResults {
 	lexicon: LexiconTransfer & { saved?: boolean };
 	"open-lexicon": LexiconTransfer | null;
-	"lexicon-file": number;
+	"lexicon-file": { name: string; chunks: number };
 	matrix: MatrixTransfer;
 	"invert-lexicon": InvertedLexicon;
 	/** The texts' vectors end to end (BUILTIN_DIMENSIONS values each), transferred. */

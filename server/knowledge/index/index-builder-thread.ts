@@ -76,11 +76,15 @@ async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBu
 				if (!task.documentIds) lexicon.settle();
 				const { transfer, buffers } = lexicon.toTransfer();
 				const saveTo = !task.documentIds && lexicon.size >= (task.saveFrom ?? 0) ? task.saveTo : undefined;
-				if (saveTo) writeLexiconFile(saveTo, task.sourceId, transfer);
-				return { result: { ...transfer, saved: saveTo !== undefined }, buffers };
+				if (!saveTo) return { result: transfer, buffers };
+				// Written, then handed over in pieces: the postings and pairs stay in the file, not in the API's memory.
+				const name = writeLexiconFile(saveTo, task.sourceId, transfer);
+				const opened = readLexiconFile(saveTo, task.sourceId, { name, inPieces: true });
+				if (!opened) throw new Error("A lexicon file just written could not be read back");
+				return { result: { ...opened.transfer, saved: true }, buffers: opened.buffers };
 			});
 		case "open-lexicon": {
-			const opened = readLexiconFile(task.directory, task.sourceId);
+			const opened = readLexiconFile(task.directory, task.sourceId, { name: task.name, inPieces: true });
 			return { result: opened?.transfer ?? null, buffers: opened?.buffers ?? [] };
 		}
 		case "lexicon-file":

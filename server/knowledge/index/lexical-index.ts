@@ -6,7 +6,8 @@ import type { IndexBuilderPool } from "./index-builder-pool";
 import { sourceLexiconDirectory } from "./index-generations";
 import type { SearchMemoryBudget } from "./search-memory-budget";
 import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
-import { type PostingList, prunedTopKByTerms } from "./pruned-top-k";
+import { LexiconPieces, type LexiconPiecesLocation } from "./lexicon-pieces";
+import { type PairRange, type PostingList, type PostingRange, prunedTopKByTerms } from "./pruned-top-k";
 import { buffersOf, inSlices, type PackedStrings, PackedStringTable, packStrings, stringStarts, unpackStrings } from "./thread-transfer";
 
 /**
@@ -58,6 +59,15 @@ class TailPostings {
 		return this.slots.byteLength + this.frequencies.byteLength;
 	}
 }
+
+/**
+ * What reading one slot's pairs from a lexicon file costs (two positional reads, a few
+ * microseconds), in postings scored: a pruned ranking of a lexicon in pieces completes a candidate
+ * from its own pairs only when that beats reading the lists left.
+ */
+const SLOT_READ_COST = 1000;
+
+const NO_POSTINGS: PostingRange = { slots: new Int32Array(0), frequencies: new Uint8Array(0), start: 0, end: 0 };
 
 /** Tail and dead chunks beyond which the postings are rebuilt in memory (amortised, no database). */
 const COMPACTION_MINIMUM = 1024;
@@ -131,11 +141,26 @@ export class SourceLexicon implements CachedSource {
 	private touched = new Int32Array(1024);
 	/** Per-query scratch: a term's position in the query, -1 for the others. */
 	private queryIndexOfTerm = new Int32Array(1024).fill(-1);
+	/**
+	 * Opened in pieces (lexicon-pieces.ts): the base's postings and the pairs of its slots are in
+	 * the file, read as a search needs them; `postings`, `frequencies` and `pairTerms` /
+	 * `pairFrequencies` then hold only the pairs added since (pair p at p - pairBase). Null when
+	 * everything is in memory (pairBase 0).
+	 */
+	private pieces: LexiconPieces | null = null;
+	private pairBase = 0;
+	/** Scratch a list or a slot's pairs is read into from the file (pieces only); grown as needed, reused. */
+	private readSlots = new Int32Array(0);
+	private readFrequencies = new Uint8Array(0);
+	private readPairTerms = new Int32Array(256);
+	private readPairFrequencies = new Uint8Array(256);
 
 	/** Opened from a lexicon file (lexicon-files.ts), to be brought up to date by document versions. */
 	restored = false;
 	/** Chunks added or removed by absorb since this lexicon was built or opened (when a new file is due). */
 	changedChunks = 0;
+	/** Bumped when a newer generation of its file is adopted: changes read against the old one are not applied. */
+	epoch = 0;
 
 	static fromRows(rows: LexicalChunkRow[]): SourceLexicon {
 		const lexicon = new SourceLexicon();
@@ -151,6 +176,11 @@ export class SourceLexicon implements CachedSource {
 	/** (term, chunk) pairs held, dead ones included: the work of a compaction. */
 	get pairCount(): number {
 		return this.pairStarts[this.slotCount];
+	}
+
+	/** Whether the base's postings and pairs are read from a lexicon file (opened in pieces). */
+	get inPieces(): boolean {
+		return this.pieces !== null;
 	}
 
 	/** True when the postings should be re-inverted: never inverted yet, the tail or the dead slots outgrew an eighth, or the term bounds no longer hold. */
@@ -198,6 +228,7 @@ export class SourceLexicon implements CachedSource {
 		for (const documentId of removedDocuments) this.removeDocument(documentId);
 		this.changedChunks += before - this.liveCount + (delta?.liveCount ?? 0);
 		if (delta) {
+			if (delta.pieces) throw new Error("A delta lexicon is built in memory");
 			// In the delta's term order, i.e. first appearance in its rows: as adding the rows would number them.
 			const termOf = Int32Array.from(delta.termNames, (lexeme) => this.termFor(lexeme));
 			const documentOf: string[] = new Array(delta.slotCount);
@@ -214,6 +245,7 @@ export class SourceLexicon implements CachedSource {
 
 	/** The chunk-major pairs a compaction reads (views of this lexicon's arrays, not copies). */
 	pairs(): LexiconPairs {
+		if (this.pieces) throw new Error("A lexicon opened in pieces is re-inverted by a new generation of its file, not in memory");
 		const pairCount = this.pairCount;
 		return {
 			slotCount: this.slotCount,
@@ -230,6 +262,20 @@ export class SourceLexicon implements CachedSource {
 	compact(): void {
 		this.useInverted(invertLexicon(this.pairs()));
 		this.updateLengthNorms();
+	}
+
+	/**
+	 * Takes `newer`'s content (a newer generation of this source's lexicon file, opened in pieces)
+	 * in place of its own: searches holding this lexicon rank with it from then on. The generation
+	 * holds its fold's snapshot, so the caller marks the source stale and the next search catches up
+	 * by document versions.
+	 */
+	adopt(newer: SourceLexicon): void {
+		const epoch = this.epoch + 1;
+		Object.assign(this, newer);
+		this.epoch = epoch;
+		this.changedChunks = 0;
+		this.restored = false;
 	}
 
 	/** Takes the result of invertLexicon over `pairs()` (nothing changed since) and updates the length normalisation. */
@@ -251,35 +297,30 @@ export class SourceLexicon implements CachedSource {
 			const queryIndex = weights.length;
 			weights.push(weight);
 			queryTermIds.push(term);
-			if (term + 1 < this.offsets.length && this.offsets[term + 1] > this.offsets[term]) {
-				lists.push({
-					queryIndex,
-					weight,
-					slots: this.postings,
-					frequencies: this.frequencies,
-					start: this.offsets[term],
-					end: this.offsets[term + 1],
-					largestBound: this.termBounds[term],
-				});
-			}
+			const baseLength = term + 1 < this.offsets.length ? this.offsets[term + 1] - this.offsets[term] : 0;
+			if (baseLength > 0) lists.push({ queryIndex, weight, length: baseLength, largestBound: this.termBounds[term], read: () => this.basePostings(term) });
 			const recent = this.tail.get(term);
-			if (recent) lists.push({ queryIndex, weight, slots: recent.slots, frequencies: recent.frequencies, start: 0, end: recent.length, largestBound: recent.largestBound });
+			if (recent) {
+				const range = { slots: recent.slots, frequencies: recent.frequencies, start: 0, end: recent.length };
+				lists.push({ queryIndex, weight, length: recent.length, largestBound: recent.largestBound, read: () => range });
+			}
 		}
 		if (this.queryIndexOfTerm.length < this.termNames.length) this.queryIndexOfTerm = new Int32Array(Math.max(1024, 2 * this.termNames.length)).fill(-1);
-		const { live, lengthNorms, pairStarts, pairTerms, pairFrequencies, scores: partialScores, touched, queryIndexOfTerm } = this;
+		const { live, lengthNorms, scores: partialScores, touched, queryIndexOfTerm } = this;
 		const pairsPerSlot = this.slotCount > 0 ? this.pairCount / this.slotCount : 1;
-		const input = { live, lengthNorms, pairStarts, pairTerms, pairFrequencies, pairsPerSlot, scores: partialScores, touched, queryIndexOfTerm };
+		const slotCost = pairsPerSlot + (this.pieces ? SLOT_READ_COST : 0);
+		const input = { live, lengthNorms, pairsOf: (slot: number) => this.pairsOf(slot), slotCost, scores: partialScores, touched, queryIndexOfTerm };
 		const { slots, scores } = prunedTopKByTerms(lists, weights, queryTermIds, input, limit);
 		return slots.map((slot, index) => ({ chunkId: this.chunkIdOf(slot), slot, score: scores[index] }));
 	}
 
 	/** rank's result by scoring every posting of every query term: the reference the pruned ranking is tested and measured against. */
 	rankExhaustive(queryTerms: Map<string, number>, limit: number): LexicalHit[] {
-		const { scores, touched, live, lengthNorms, postings, frequencies, offsets } = this;
+		const { scores, touched, live, lengthNorms, offsets } = this;
 		let touchedCount = 0;
 		for (const { term, weight } of this.weightedTerms(queryTerms)) {
-			const end = term + 1 < offsets.length ? offsets[term + 1] : 0;
-			for (let position = term + 1 < offsets.length ? offsets[term] : 0; position < end; position++) {
+			const { slots: postings, frequencies, start, end } = term + 1 < offsets.length ? this.basePostings(term) : NO_POSTINGS;
+			for (let position = start; position < end; position++) {
 				const slot = postings[position];
 				if (live[slot] === 0) continue;
 				const frequency = frequencies[position];
@@ -342,8 +383,38 @@ export class SourceLexicon implements CachedSource {
 	}
 
 	/** A chunk's lexemes with their (field-weighted) counts. */
-	*termsOf(slot: number): Generator<[string, number]> {
-		for (let pair = this.pairStarts[slot]; pair < this.pairStarts[slot + 1]; pair++) yield [this.termNames[this.pairTerms[pair]], this.pairFrequencies[pair]];
+	termsOf(slot: number): [string, number][] {
+		const { terms, frequencies, start, end } = this.pairsOf(slot);
+		const lexemes: [string, number][] = [];
+		for (let pair = start; pair < end; pair++) lexemes.push([this.termNames[terms[pair]], frequencies[pair]]);
+		return lexemes;
+	}
+
+	/** The base's postings of a term: views of the index's arrays, or read from the file into scratch (valid until the next read). */
+	private basePostings(term: number): PostingRange {
+		const start = this.offsets[term];
+		const end = this.offsets[term + 1];
+		if (!this.pieces) return { slots: this.postings, frequencies: this.frequencies, start, end };
+		if (this.readSlots.length < end - start) {
+			this.readSlots = new Int32Array(Math.max(end - start, 2 * this.readSlots.length));
+			this.readFrequencies = new Uint8Array(this.readSlots.length);
+		}
+		this.pieces.readPostings(start, end, this.readSlots, this.readFrequencies);
+		return { slots: this.readSlots, frequencies: this.readFrequencies, start: 0, end: end - start };
+	}
+
+	/** A slot's pairs: in memory, or (a base slot of a lexicon in pieces) read from the file into scratch (valid until the next call). */
+	private pairsOf(slot: number): PairRange {
+		const start = this.pairStarts[slot];
+		const end = this.pairStarts[slot + 1];
+		if (start >= this.pairBase) return { terms: this.pairTerms, frequencies: this.pairFrequencies, start: start - this.pairBase, end: end - this.pairBase };
+		if (!this.pieces) throw new Error("A lexicon's pairs are missing");
+		if (this.readPairTerms.length < end - start) {
+			this.readPairTerms = new Int32Array(Math.max(end - start, 2 * this.readPairTerms.length));
+			this.readPairFrequencies = new Uint8Array(this.readPairTerms.length);
+		}
+		this.pieces.readPairs(start, end, this.readPairTerms, this.readPairFrequencies);
+		return { terms: this.readPairTerms, frequencies: this.readPairFrequencies, start: 0, end: end - start };
 	}
 
 	/** Live chunks holding the lexeme. */
@@ -376,7 +447,7 @@ export class SourceLexicon implements CachedSource {
 
 	/** Approximate bytes held (typed arrays, chunk ids, vocabulary, tail); for the benchmark and operators. */
 	memoryBytes(): number {
-		let bytes = this.chunkIds.byteLength + this.idOfSlot.byteLength;
+		let bytes = this.chunkIds.byteLength + this.idOfSlot.byteLength + this.readSlots.byteLength * 1.25 + this.readPairTerms.byteLength * 1.25;
 		for (const term of this.termNames) bytes += 16 + term.length + 24;
 		for (const recent of this.tail.values()) bytes += 64 + recent.byteLength;
 		const arrays = [...this.indexArrays(), this.scores, this.touched];
@@ -389,6 +460,7 @@ export class SourceLexicon implements CachedSource {
 	 * Only a built lexicon moves: one whose additions all went to the base (no tail).
 	 */
 	toTransfer(): { transfer: LexiconTransfer; buffers: ArrayBuffer[] } {
+		if (this.pieces) throw new Error("A lexicon opened in pieces does not move between threads (its file does)");
 		if (this.tail.size > 0) throw new Error("A lexicon with a tail of postings does not move between threads");
 		const documentIds = [...this.slotsOfDocument.keys()];
 		const documentOfSlot = new Int32Array(this.slotCount).fill(-1);
@@ -452,8 +524,15 @@ export class SourceLexicon implements CachedSource {
 		lexicon.live = transfer.live;
 		lexicon.lengths = transfer.lengths;
 		lexicon.pairStarts = transfer.pairStarts;
-		lexicon.pairTerms = transfer.pairTerms;
-		lexicon.pairFrequencies = transfer.pairFrequencies;
+		if (transfer.pieces) {
+			lexicon.pieces = new LexiconPieces(transfer.pieces);
+			lexicon.pairBase = transfer.pairStarts[transfer.slotCount];
+			lexicon.pairTerms = new Int32Array(1024);
+			lexicon.pairFrequencies = new Uint8Array(1024);
+		} else {
+			lexicon.pairTerms = transfer.pairTerms;
+			lexicon.pairFrequencies = transfer.pairFrequencies;
+		}
 		lexicon.offsets = transfer.offsets;
 		lexicon.postings = transfer.postings;
 		lexicon.frequencies = transfer.frequencies;
@@ -475,7 +554,8 @@ export class SourceLexicon implements CachedSource {
 			this.live[slot] = 0;
 			this.liveCount--;
 			this.totalLength -= this.lengths[slot];
-			for (let pair = this.pairStarts[slot]; pair < this.pairStarts[slot + 1]; pair++) this.documentFrequency[this.pairTerms[pair]]--;
+			const { terms, start, end } = this.pairsOf(slot);
+			for (let pair = start; pair < end; pair++) this.documentFrequency[terms[pair]]--;
 		}
 		this.slotsOfDocument.delete(documentId);
 		this.versions.delete(documentId);
@@ -520,9 +600,10 @@ export class SourceLexicon implements CachedSource {
 
 	private addPair(slot: number, term: number, frequency: number): void {
 		const pair = this.pairStarts[slot + 1];
-		if (pair === this.pairTerms.length) this.ensurePairCapacity(pair + 1);
-		this.pairTerms[pair] = term;
-		this.pairFrequencies[pair] = frequency;
+		const index = pair - this.pairBase;
+		if (index === this.pairTerms.length) this.ensurePairCapacity(index + 1);
+		this.pairTerms[index] = term;
+		this.pairFrequencies[index] = frequency;
 		this.pairStarts[slot + 1] = pair + 1;
 		this.lengths[slot] += frequency;
 		this.documentFrequency[term]++;
@@ -535,7 +616,7 @@ export class SourceLexicon implements CachedSource {
 		this.totalLength += this.lengths[slot];
 		// Before the first compaction (a build) everything goes to the base at once; after, to the tail, bounded once the chunk's length is known.
 		if (this.baseSlots > 0 && slot >= this.baseSlots) {
-			for (let pair = this.pairStarts[slot]; pair < this.pairStarts[slot + 1]; pair++) {
+			for (let pair = this.pairStarts[slot] - this.pairBase; pair < this.pairStarts[slot + 1] - this.pairBase; pair++) {
 				const term = this.pairTerms[pair];
 				const frequency = this.pairFrequencies[pair];
 				let recent = this.tail.get(term);
@@ -593,6 +674,7 @@ export class SourceLexicon implements CachedSource {
 		this.touched = new Int32Array(capacity);
 	}
 
+	/** Room for `pairs` pairs in memory (counted from pairBase). */
 	private ensurePairCapacity(pairs: number): void {
 		if (pairs <= this.pairTerms.length) return;
 		const capacity = Math.max(pairs, this.pairTerms.length * 2);
@@ -713,6 +795,8 @@ export interface LexiconTransfer {
 	liveCount: number;
 	totalLength: number;
 	baseSlots: number;
+	/** Opened in pieces: `postings`, `frequencies`, `pairTerms` and `pairFrequencies` are empty here and read from this file. */
+	pieces?: LexiconPiecesLocation;
 }
 
 function grown<T extends Int32Array | Uint8Array | Float32Array>(array: T, length: number): T {
@@ -767,8 +851,8 @@ const INLINE_COMPACTION_PAIRS = 200_000;
  * (chunk, lexeme), see memoryBytes) and a build on first search.
  */
 export class LexicalIndexCache extends SourceChunkCache<SourceLexicon> {
-	/** Lexicon files written (by a load's build or by a fold) and writes that failed (search goes on from memory). */
-	readonly fileStatistics = { written: 0, failures: 0 };
+	/** Lexicon files written (by a load's build or by a fold), folds adopted in place of the lexicon held, and writes that failed (search goes on from memory). */
+	readonly fileStatistics = { written: 0, adopted: 0, failures: 0 };
 	/** Per lexicon held: whether a file holds it, the changedChunks count it holds, a write under way. */
 	private readonly files = new WeakMap<SourceLexicon, { saved: boolean; changedAtSave: number; writing: boolean }>();
 
@@ -828,21 +912,30 @@ export class LexicalIndexCache extends SourceChunkCache<SourceLexicon> {
 		}
 	}
 
-	/** A new file on a builder thread once the source is large enough and has none, or has changed by foldChunks since its file. */
+	/**
+	 * A new generation of the file on a builder thread once the source is large enough and has
+	 * none, or has changed by foldChunks since its file, or (in pieces) is due a re-inversion; then
+	 * adopted in pieces in place of the lexicon held, so what a search reads from memory stays the
+	 * changes since the last fold.
+	 */
 	private writeFileIfDue(source: SourceRef, lexicon: SourceLexicon): void {
 		const { directory, minChunks, foldChunks } = this.fileSettings;
 		const file = this.files.get(lexicon);
 		if (!directory || !file || file.writing || lexicon.size < minChunks) return;
-		if (file.saved && lexicon.changedChunks - file.changedAtSave < foldChunks) return;
+		const due = !file.saved || lexicon.changedChunks - file.changedAtSave >= foldChunks || (lexicon.inPieces && lexicon.compactionDue);
+		if (!due) return;
 		file.writing = true;
-		const changedChunks = lexicon.changedChunks;
 		this.builders
 			.run(source.workspace, { kind: "lexicon-file", sourceId: source.id, directory })
-			.then(() => {
-				// The file holds at least every change this lexicon had absorbed when it started.
-				file.saved = true;
-				file.changedAtSave = changedChunks;
+			.then(async ({ name }) => {
 				this.fileStatistics.written++;
+				const newer = await this.builders.run(source.workspace, { kind: "open-lexicon", sourceId: source.id, directory, name });
+				if (!newer) throw new Error("A lexicon file just written could not be read back");
+				lexicon.adopt(await SourceLexicon.fromTransfer(newer));
+				file.saved = true;
+				file.changedAtSave = 0;
+				this.fileStatistics.adopted++;
+				this.invalidate(source.id);
 			})
 			.catch(() => {
 				this.fileStatistics.failures++;
@@ -853,21 +946,29 @@ export class LexicalIndexCache extends SourceChunkCache<SourceLexicon> {
 	}
 
 	protected async applyChanges(_em: EntityManager, source: SourceRef, lexicon: SourceLexicon, changes: { removed: string[]; changed: string[] }): Promise<void> {
+		const epoch = lexicon.epoch;
 		const delta = changes.changed.length
 			? await SourceLexicon.fromTransfer(await this.builders.run(source.workspace, { kind: "lexicon", sourceId: source.id, documentIds: changes.changed }))
 			: null;
+		if (lexicon.epoch !== epoch) {
+			// A newer generation came in meanwhile: these changes were read against the old one.
+			this.invalidate(source.id);
+			return;
+		}
 		lexicon.absorb(changes.removed, delta);
 		this.writeFileIfDue(source, lexicon);
-		if (!lexicon.compactionDue) return;
+		// In pieces, the re-inversion is the next generation of the file (writeFileIfDue); until then the tail serves.
+		if (!lexicon.compactionDue || lexicon.inPieces) return;
 		if (lexicon.pairCount <= INLINE_COMPACTION_PAIRS) {
 			lexicon.settle();
 			return;
 		}
-		// Copies go: a search that already holds the lexicon may still rank with it. Nothing else changes it until this refresh ends.
+		// Copies go: a search that already holds the lexicon may still rank with it. Nothing else changes it until this refresh ends, but a fold may be adopted.
 		const pairs = lexicon.pairs();
 		const copies: LexiconPairs = { ...pairs, live: pairs.live.slice(), lengths: pairs.lengths.slice(), pairStarts: pairs.pairStarts.slice(), pairTerms: pairs.pairTerms.slice(), pairFrequencies: pairs.pairFrequencies.slice() };
 		const buffers = buffersOf(copies.live, copies.lengths, copies.pairStarts, copies.pairTerms, copies.pairFrequencies);
-		lexicon.completeCompaction(await this.builders.run(source.workspace, { kind: "invert-lexicon", pairs: copies }, buffers));
+		const inverted = await this.builders.run(source.workspace, { kind: "invert-lexicon", pairs: copies }, buffers);
+		if (lexicon.epoch === epoch) lexicon.completeCompaction(inverted);
 	}
 }
 

@@ -1,9 +1,10 @@
-import { closeSync, mkdirSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type pg from "pg";
 import { currentGeneration, newGenerationName, publishGeneration, removeOldGenerations, sourceLexiconDirectory, syncAndRename, temporaryPath } from "./index-generations";
 import { type LexicalChunkRow, lexicalChunkRowsSql, type LexiconTransfer, SourceLexicon } from "./lexical-index";
 import { readyDocumentVersions, versionChanges } from "./source-chunk-cache";
+import { ARRAYS_LEFT_ON_DISK, type ArrayLeftOnDisk, type LexiconPiecesLocation, readFully } from "./lexicon-pieces";
 import type { PackedStrings } from "./thread-transfer";
 import type { PageReader } from "./vector-index-build";
 
@@ -84,12 +85,17 @@ export function writeLexiconFile(root: string, sourceId: string, transfer: Lexic
 	return name;
 }
 
-/** The source's current lexicon file, read into arrays of their own (`buffers`, to transfer); null when there is none (or of another format). */
-export function readLexiconFile(root: string, sourceId: string): { transfer: LexiconTransfer; buffers: ArrayBuffer[] } | null {
+/**
+ * A generation of the source's lexicon file (the current one unless `name` is given) read into
+ * arrays of their own (`buffers`, to transfer); null when there is none (or of another format).
+ * `inPieces`: the postings and pairs stay on disk (lexicon-pieces.ts) and the transfer says where.
+ */
+export function readLexiconFile(root: string, sourceId: string, options: { name?: string; inPieces?: boolean } = {}): { transfer: LexiconTransfer; buffers: ArrayBuffer[] } | null {
 	const directory = sourceLexiconDirectory(root, sourceId);
-	const name = currentGeneration(directory);
+	const name = options.name ?? currentGeneration(directory);
 	if (!name) return null;
-	const descriptor = openSync(lexiconPath(directory, name), "r");
+	const path = lexiconPath(directory, name);
+	const descriptor = openSync(path, "r");
 	try {
 		const prefix = Buffer.alloc(4);
 		readFully(descriptor, prefix, 0);
@@ -97,14 +103,27 @@ export function readLexiconFile(root: string, sourceId: string): { transfer: Lex
 		readFully(descriptor, headerBytes, 4);
 		const header = JSON.parse(headerBytes.toString("utf8")) as LexiconFileHeader;
 		if (header.format !== FORMAT) return null;
+		// A file cut short is not trusted, even where a lexicon in pieces would read only its beginning.
+		const end = Math.max(...header.arrays.map((entry) => entry.offset + entry.length * ARRAY_TYPES[entry.type].BYTES_PER_ELEMENT));
+		if (fstatSync(descriptor).size < end) throw new Error("A lexicon file ended early");
 		const transfer: Record<string, unknown> = { ...header.numbers };
 		const buffers: ArrayBuffer[] = [];
+		const offsets: Partial<Record<ArrayLeftOnDisk, number>> = {};
 		for (const entry of header.arrays) {
+			if (options.inPieces && (ARRAYS_LEFT_ON_DISK as readonly string[]).includes(entry.field)) {
+				offsets[entry.field as ArrayLeftOnDisk] = entry.offset;
+				transfer[entry.field] = new ARRAY_TYPES[entry.type](0);
+				continue;
+			}
 			// Each array in a buffer of its own: transferable to the API's thread without a copy.
 			const array = new ARRAY_TYPES[entry.type](entry.length);
 			readFully(descriptor, new Uint8Array(array.buffer), entry.offset);
 			buffers.push(array.buffer);
 			transfer[entry.field] = entry.field in header.strings ? { count: header.strings[entry.field], bytes: array } : array;
+		}
+		if (options.inPieces) {
+			if (ARRAYS_LEFT_ON_DISK.some((field) => offsets[field] === undefined)) return null;
+			transfer.pieces = { path, offsets: offsets as Record<ArrayLeftOnDisk, number> } satisfies LexiconPiecesLocation;
 		}
 		return { transfer: transfer as unknown as LexiconTransfer, buffers };
 	} finally {
@@ -118,9 +137,9 @@ export function readLexiconFile(root: string, sourceId: string): { transfer: Lex
  * read and added, re-inverted whole; or, with no file yet, built from every READY chunk. One
  * repeatable-read snapshot, so the file's document versions are exactly what it holds. Runs on
  * an index-builder thread: the API's thread keeps its own lexicon up to date meanwhile and never
- * waits for this. Returns the chunks written.
+ * waits for this. Returns the generation written and its chunks.
  */
-export async function foldLexiconFile(client: pg.Client, pagesOf: PageReader, root: string, sourceId: string): Promise<number> {
+export async function foldLexiconFile(client: pg.Client, pagesOf: PageReader, root: string, sourceId: string): Promise<{ name: string; chunks: number }> {
 	const base = readLexiconFile(root, sourceId);
 	const lexicon = base ? await SourceLexicon.fromTransfer(base.transfer) : new SourceLexicon();
 	let toRead: string[] = [];
@@ -132,20 +151,12 @@ export async function foldLexiconFile(client: pg.Client, pagesOf: PageReader, ro
 	const sql = lexicalChunkRowsSql(base ? "some" : "all");
 	for await (const rows of pagesOf<LexicalChunkRow>(client, sql, () => (base ? [sourceId, toRead] : [sourceId]), readDocuments)) lexicon.addRows(rows);
 	lexicon.compact();
-	writeLexiconFile(root, sourceId, lexicon.toTransfer().transfer);
-	return lexicon.size;
+	const chunks = lexicon.size;
+	return { name: writeLexiconFile(root, sourceId, lexicon.toTransfer().transfer), chunks };
 }
 
 const align = (offset: number) => Math.ceil(offset / 8) * 8;
 
 function writeFully(descriptor: number, bytes: Uint8Array, position: number): void {
 	for (let written = 0; written < bytes.length; ) written += writeSync(descriptor, bytes, written, bytes.length - written, position + written);
-}
-
-function readFully(descriptor: number, bytes: Uint8Array, position: number): void {
-	for (let read = 0; read < bytes.length; ) {
-		const count = readSync(descriptor, bytes, read, bytes.length - read, position + read);
-		if (count === 0) throw new Error("A lexicon file ended early");
-		read += count;
-	}
 }

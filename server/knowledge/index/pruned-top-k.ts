@@ -11,18 +11,34 @@
  */
 const PRUNING_MARGIN = 1 + 1e-5;
 
-/** One query term's postings in one part of the index (the base or the tail), slots ascending. */
+/** Postings [start, end) of `slots` and `frequencies`, slots ascending: arrays of the index itself, or scratch a list was read into. */
+export interface PostingRange {
+	slots: Int32Array;
+	frequencies: Uint8Array;
+	start: number;
+	end: number;
+}
+
+/** One chunk's (term, frequency) pairs: [start, end) of `terms` and `frequencies`. */
+export interface PairRange {
+	terms: Int32Array;
+	frequencies: Uint8Array;
+	start: number;
+	end: number;
+}
+
+/** One query term's postings in one part of the index (the base or the tail). */
 export interface PostingList {
 	/** The query term's position in the query: scores add terms in this order. */
 	queryIndex: number;
 	/** The term's BM25 weight: query weight x IDF x (k1 + 1). */
 	weight: number;
-	slots: Int32Array;
-	frequencies: Uint8Array;
-	start: number;
-	end: number;
+	/** Postings in the list: what reading it costs. */
+	length: number;
 	/** The largest saturation f / (f + norm) of the list's postings: weight x largestBound bounds what one posting adds. */
 	largestBound: number;
+	/** The postings, only when the list is scored (a lexicon opened in pieces reads them from its file then; valid until the next read). */
+	read(): PostingRange;
 }
 
 export interface ScoredSlots {
@@ -34,15 +50,14 @@ export interface ScoredSlots {
 export interface RankingInput {
 	live: Uint8Array;
 	lengthNorms: Float32Array;
-	pairStarts: Int32Array;
-	pairTerms: Int32Array;
-	pairFrequencies: Uint8Array;
+	/** A slot's pairs (valid until the next call). */
+	pairsOf(slot: number): PairRange;
 	/** Scratch, all zero between queries: one partial score per slot. */
 	scores: Float32Array;
 	/** Scratch: the slots scored. */
 	touched: Int32Array;
-	/** Mean pairs per chunk: what scoring one candidate from its own pairs costs, in postings. */
-	pairsPerSlot: number;
+	/** What completing one candidate from its own pairs costs, in postings scored: its pairs, and their read when they are on disk. */
+	slotCost: number;
 	/** Scratch, -1 between queries: a term's position in the query. */
 	queryIndexOfTerm: Int32Array;
 }
@@ -69,7 +84,7 @@ export function prunedTopKByTerms(lists: PostingList[], weights: number[], terms
 	const postingsLeft = new Float64Array(lists.length + 1);
 	for (let index = lists.length - 1; index >= 0; index--) {
 		left[index] = left[index + 1] + lists[index].weight * lists[index].largestBound;
-		postingsLeft[index] = postingsLeft[index + 1] + lists[index].end - lists[index].start;
+		postingsLeft[index] = postingsLeft[index + 1] + lists[index].length;
 	}
 
 	let touchedCount = 0;
@@ -79,7 +94,8 @@ export function prunedTopKByTerms(lists: PostingList[], weights: number[], terms
 	// What the lists left unread can add to a candidate, once stopped.
 	let remainingBound = 0;
 	for (let index = 0; index < lists.length; index++) {
-		const { slots, frequencies, start, end, weight } = lists[index];
+		const { weight } = lists[index];
+		const { slots, frequencies, start, end } = lists[index].read();
 		for (let position = start; position < end; position++) {
 			const slot = slots[position];
 			if (live[slot] === 0) continue;
@@ -96,14 +112,14 @@ export function prunedTopKByTerms(lists: PostingList[], weights: number[], terms
 		const kth = kthLargest(scores, touched, touchedCount, limit);
 		if (remaining * PRUNING_MARGIN > kth) continue;
 		const candidates = candidatesAbove(scores, touched, touchedCount, kth / PRUNING_MARGIN - remaining);
-		if (candidates * input.pairsPerSlot >= postingsLeft[index + 1]) continue;
+		if (candidates * input.slotCost >= postingsLeft[index + 1]) continue;
 		threshold = kth;
 		completeFrom = next.queryIndex;
 		remainingBound = remaining;
 		break;
 	}
 
-	const { pairStarts, pairTerms, pairFrequencies, queryIndexOfTerm } = input;
+	const { queryIndexOfTerm } = input;
 	for (let queryIndex = completeFrom; queryIndex < terms.length; queryIndex++) queryIndexOfTerm[terms[queryIndex]] = queryIndex;
 	const contributions = new Float64Array(terms.length);
 	const best = new TopK(limit);
@@ -114,7 +130,8 @@ export function prunedTopKByTerms(lists: PostingList[], weights: number[], terms
 		if (threshold >= 0) {
 			if ((score + remainingBound) * PRUNING_MARGIN <= threshold) continue;
 			const norm = lengthNorms[slot];
-			for (let pair = pairStarts[slot]; pair < pairStarts[slot + 1]; pair++) {
+			const { terms: pairTerms, frequencies: pairFrequencies, start, end } = input.pairsOf(slot);
+			for (let pair = start; pair < end; pair++) {
 				const queryIndex = queryIndexOfTerm[pairTerms[pair]];
 				if (queryIndex < 0) continue;
 				const frequency = pairFrequencies[pair];

@@ -1,0 +1,69 @@
+import { closeSync, openSync, readSync } from "node:fs";
+
+/**
+ * The arrays of a lexicon file (lexicon-files.ts) that a lexicon opened in pieces leaves on disk:
+ * its postings (term-major) and its pairs (chunk-major), nine tenths of its bytes. Everything
+ * else (the vocabulary, per-term offsets and bounds, per-chunk lengths, liveness and pair starts,
+ * chunk ids) is read into memory, so memory grows with the chunks and the vocabulary, not with
+ * the text, and opening a million-chunk source reads a tenth of its file.
+ */
+export const ARRAYS_LEFT_ON_DISK = ["postings", "frequencies", "pairTerms", "pairFrequencies"] as const;
+
+export type ArrayLeftOnDisk = (typeof ARRAYS_LEFT_ON_DISK)[number];
+
+/** A lexicon file's generation and where in it each array left on disk starts (bytes). */
+export interface LexiconPiecesLocation {
+	path: string;
+	offsets: Record<ArrayLeftOnDisk, number>;
+}
+
+/** Descriptors of pieces no longer reachable (a lexicon replaced by a newer generation, or evicted) are closed then. */
+const closeWhenUnreachable = new FinalizationRegistry<number>((descriptor) => {
+	try {
+		closeSync(descriptor);
+	} catch {
+		// Already closed.
+	}
+});
+
+/**
+ * Reads of a lexicon file's postings and pairs, positional and synchronous: the file was just
+ * written or read (its pages are in the page cache), a read is a copy of a few kilobytes, and a
+ * search ranks synchronously. The descriptor stays open as long as the lexicon, so a generation
+ * removed from the directory (index-generations.ts) stays readable until its lexicon lets go;
+ * it is never closed explicitly, because a search may still hold the lexicon after it was
+ * replaced or evicted.
+ */
+export class LexiconPieces {
+	private readonly descriptor: number;
+
+	constructor(readonly location: LexiconPiecesLocation) {
+		this.descriptor = openSync(location.path, "r");
+		closeWhenUnreachable.register(this, this.descriptor);
+	}
+
+	/** Postings [start, end) of the file's term-major arrays, into `slots` and `frequencies` from index 0. */
+	readPostings(start: number, end: number, slots: Int32Array, frequencies: Uint8Array): void {
+		this.read("postings", start, end, slots);
+		this.read("frequencies", start, end, frequencies);
+	}
+
+	/** Pairs [start, end) of the file's chunk-major arrays, into `terms` and `frequencies` from index 0. */
+	readPairs(start: number, end: number, terms: Int32Array, frequencies: Uint8Array): void {
+		this.read("pairTerms", start, end, terms);
+		this.read("pairFrequencies", start, end, frequencies);
+	}
+
+	private read(array: ArrayLeftOnDisk, start: number, end: number, into: Int32Array | Uint8Array): void {
+		const width = into.BYTES_PER_ELEMENT;
+		readFully(this.descriptor, new Uint8Array(into.buffer, into.byteOffset, (end - start) * width), this.location.offsets[array] + start * width);
+	}
+}
+
+export function readFully(descriptor: number, bytes: Uint8Array, position: number): void {
+	for (let read = 0; read < bytes.length; ) {
+		const count = readSync(descriptor, bytes, read, bytes.length - read, position + read);
+		if (count === 0) throw new Error("A lexicon file ended early");
+		read += count;
+	}
+}
