@@ -15,7 +15,9 @@ import type { PageReader } from "./vector-index-build";
  * numbers, the string counts, where each array is), then each array's bytes at an 8-byte
  * boundary. Opening one is reading those arrays straight into their own buffers on a builder
  * thread (no parsing, no PostgreSQL), so a restart's first search of a million-chunk source does
- * not rebuild it from tsvector text (minutes). Written and read on index-builder threads only.
+ * not rebuild it from tsvector text (minutes); opened in pieces, the postings and pairs are left
+ * in the file for the API's thread to read as searches need them (lexicon-pieces.ts). Written and
+ * read whole on index-builder threads only.
  */
 
 const lexiconPath = (directory: string, name: string) => join(directory, `${name}.lexicon`);
