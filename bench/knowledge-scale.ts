@@ -15,6 +15,7 @@
  * 2 GB and takes most of an hour on a 2-core machine). The server runs with the default settings
  * (KNOWLEDGE_SEARCH_MEMORY_MB and the rest, from this process's environment) except the rate
  * limit (off) and the storage allowance (raised to hold the corpus).
+ * BENCH_SERVER_NODE_FLAGS adds flags to the server's node (diagnostics: `--trace-gc` prints to stderr).
  * Database: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else postgres@127.0.0.1:5432 (a fresh
  * database, dropped at the end). Results: bench/results/knowledge-scale.json.
  */
@@ -106,7 +107,12 @@ interface RunningServer {
 
 async function startServer(): Promise<RunningServer> {
 	const port = await freePort();
-	const child = spawn(process.execPath, ["--enable-source-maps", "dist/bench-scale/main.js"], { env: serverEnvironment(port), stdio: ["ignore", "ignore", "inherit"] });
+	// BENCH_SERVER_NODE_FLAGS: extra flags for the server's node (diagnostics such as --trace-gc, whose output goes to this process's stderr).
+	const extraFlags = (process.env.BENCH_SERVER_NODE_FLAGS ?? "").split(" ").filter(Boolean);
+	const child = spawn(process.execPath, [...extraFlags, "--enable-source-maps", "dist/bench-scale/main.js"], {
+		env: serverEnvironment(port),
+		stdio: ["ignore", extraFlags.length > 0 ? process.stderr : "ignore", "inherit"],
+	});
 	const url = `http://127.0.0.1:${port}`;
 	const deadline = Date.now() + 120_000;
 	while (Date.now() < deadline) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { HEADING_WEIGHT, invertLexicon, type LexicalChunkRow, SourceLexicon } from "../../server/knowledge/index/lexical-index";
-import { SourceMatrix, type VectorChunkRow } from "../../server/knowledge/index/vector-cache";
+import { SLICE_ROWS, SourceMatrix, type VectorChunkRow } from "../../server/knowledge/index/vector-cache";
 import { encodeVector } from "../../server/knowledge/index/vector-encoding";
 import { expandQuery } from "../../server/knowledge/search/expand-query";
 import { fuseRankings, LEXICAL_WEIGHT } from "../../server/knowledge/search/fuse-rankings";
@@ -261,5 +261,31 @@ describe("vector matrix", () => {
 		for (const query of [[0.5, 0.5, 0.5, 0.5], [1, 0, 0, 0], [0, 0.2, 0.9, 0.1]].map((values) => Float32Array.from(values))) {
 			expect(held.nearest(query, 1000)).toEqual(here.nearest(query, 1000));
 		}
+	});
+
+	it("scans a large matrix in slices that let the event loop turn between them, answers as the whole scan, and starts over when a change lands meanwhile", async () => {
+		const dimensions = 16;
+		const rowsOf = (documentId: string, first: number, count: number) =>
+			Array.from({ length: count }, (_, index) => vectorRow(`${documentId}-${first + index}`, documentId, Array.from({ length: dimensions }, (_, dimension) => 1 + ((first + index) * (dimension + 3)) % 97)));
+		const rows = Array.from({ length: 5 }, (_, document) => rowsOf(`doc${document}`, document * 40_000, 40_000)).flat();
+		const matrix = SourceMatrix.fromRows(rows);
+		expect(matrix.size).toBeGreaterThan(3 * SLICE_ROWS);
+		const query = Float32Array.from({ length: dimensions }, (_, dimension) => (dimension % 3 === 0 ? 0 : dimension));
+
+		let turns = 0;
+		const counting = setInterval(() => turns++, 0);
+		const sliced = await matrix.nearestInSlices(query, 50);
+		clearInterval(counting);
+		expect(sliced).toEqual(matrix.nearest(query, 50));
+		expect(turns).toBeGreaterThan(0);
+
+		// A document replaced while a scan is under way: the scan's answer is the matrix's after the change.
+		const scan = matrix.nearestInSlices(query, 50);
+		const replacement = [vectorRow("doc0-new", "doc0", Array.from({ length: dimensions }, (_, dimension) => query[dimension]))];
+		matrix.apply(["doc0"], replacement);
+		const answered = await scan;
+		expect(answered[0].chunkId).toBe("doc0-new");
+		expect(answered).toEqual(matrix.nearest(query, 50));
+		expect(answered.some((hit) => hit.chunkId.startsWith("doc0-") && hit.chunkId !== "doc0-new")).toBe(false);
 	});
 });

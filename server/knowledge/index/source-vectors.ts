@@ -178,6 +178,13 @@ export class SourceVectors implements CachedSource {
 		return hits.sort((a, b) => b.similarity - a.similarity).slice(0, limit);
 	}
 
+	/** nearest's result for a search: a large exact matrix (no graph yet) is scanned in slices that leave the event loop free between them. */
+	async search(query: Float32Array, limit: number): Promise<{ chunkId: string; similarity: number }[]> {
+		if (!this.approximate) return this.tail.nearestInSlices(query, limit);
+		const hits = [...this.approximate.nearest(query, limit), ...this.tail.nearest(query, limit)];
+		return hits.sort((a, b) => b.similarity - a.similarity).slice(0, limit);
+	}
+
 	/** Removes `removedDocuments` (from the graph or the tail), then adds `delta`'s chunks to the tail. */
 	absorb(removedDocuments: string[], delta: SourceMatrix | null): void {
 		for (const documentId of removedDocuments) {

@@ -44,7 +44,11 @@ export class SourceMatrix implements CachedSource {
 	private free: number[] = [];
 	/** Per-query scratch, reused (scoring is synchronous): no 100k-entry allocation per query for the GC. */
 	private scores = new Float32Array(0);
+	/** Scratch of scans in slices (several may be under way at once), kept for the next ones. */
+	private sliceScratch: Float32Array[] = [];
 	private liveCount = 0;
+	/** Bumped by every change of slots: a scan in slices that sees it move starts over. */
+	private changes = 0;
 
 	static fromRows(rows: VectorChunkRow[]): SourceMatrix {
 		const matrix = new SourceMatrix();
@@ -58,10 +62,12 @@ export class SourceMatrix implements CachedSource {
 
 	/** Bytes of the matrix, scratch and chunk ids; for the budget and the benchmark. */
 	memoryBytes(): number {
-		return this.matrix.byteLength + this.scores.byteLength + this.live.byteLength + this.idOfSlot.byteLength + this.chunkIds.byteLength;
+		const scratch = this.sliceScratch.reduce((sum, scores) => sum + scores.byteLength, this.scores.byteLength);
+		return this.matrix.byteLength + scratch + this.live.byteLength + this.idOfSlot.byteLength + this.chunkIds.byteLength;
 	}
 
 	apply(removedDocuments: string[], rows: VectorChunkRow[]): void {
+		this.changes++;
 		for (const documentId of removedDocuments) this.removeDocument(documentId);
 		if (this.dimensions === 0 && rows.length > 0) this.dimensions = rows[0].embedding.length / 4;
 		const usable = rows.filter((row) => row.embedding.length === this.dimensions * 4);
@@ -87,6 +93,7 @@ export class SourceMatrix implements CachedSource {
 	 * from the changed documents' rows) as if its rows were applied here: same slots, same values.
 	 */
 	absorb(removedDocuments: string[], delta: SourceMatrix | null): void {
+		this.changes++;
 		for (const documentId of removedDocuments) this.removeDocument(documentId);
 		if (!delta || delta.liveCount === 0) return;
 		if (this.dimensions === 0) this.dimensions = delta.dimensions;
@@ -107,22 +114,38 @@ export class SourceMatrix implements CachedSource {
 		const { matrix, scores, capacity } = this;
 		const count = this.slotCount;
 		if (this.liveCount === 0 || this.dimensions !== query.length) return [];
-		scores.fill(0, 0, count);
-		const used: number[] = [];
-		for (let dimension = 0; dimension < this.dimensions; dimension++) if (query[dimension] !== 0) used.push(dimension);
-		// Four columns per pass: a quarter of the passes over `scores` (1.6x faster at 100k chunks).
-		let next = 0;
-		for (; next + 3 < used.length; next += 4) {
-			const [a, b, c, d] = [used[next] * capacity, used[next + 1] * capacity, used[next + 2] * capacity, used[next + 3] * capacity];
-			const [wa, wb, wc, wd] = [query[used[next]], query[used[next + 1]], query[used[next + 2]], query[used[next + 3]]];
-			for (let row = 0; row < count; row++) scores[row] += wa * matrix[a + row] + wb * matrix[b + row] + wc * matrix[c + row] + wd * matrix[d + row];
-		}
-		for (; next < used.length; next++) {
-			const offset = used[next] * capacity;
-			const weight = query[used[next]];
-			for (let row = 0; row < count; row++) scores[row] += weight * matrix[offset + row];
-		}
+		scoreRows(matrix, capacity, query, usedDimensions(query), scores, 0, count);
 		return topIndices(scores, count, this.live, limit).map((index) => ({ chunkId: this.chunkIdOf(index), similarity: scores[index] }));
+	}
+
+	/**
+	 * nearest's result, scored SLICE_ROWS rows at a time with a turn of the event loop between
+	 * slices: an exact scan of a million rows (a large source's vectors until its HNSW graph is
+	 * built) is tens of milliseconds that every tenant's requests would otherwise wait for. A change
+	 * absorbed meanwhile (slots may be reused) starts the scan over.
+	 */
+	async nearestInSlices(query: Float32Array, limit: number): Promise<{ chunkId: string; similarity: number }[]> {
+		if (this.slotCount <= SLICE_ROWS) return this.nearest(query, limit);
+		for (;;) {
+			const changes = this.changes;
+			const { matrix, capacity } = this;
+			const count = this.slotCount;
+			if (this.liveCount === 0 || this.dimensions !== query.length) return [];
+			const used = usedDimensions(query);
+			let scores = this.sliceScratch.pop();
+			if (!scores || scores.length < count) scores = new Float32Array(capacity);
+			try {
+				for (let start = 0; start < count && this.changes === changes; start += SLICE_ROWS) {
+					if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+					if (this.changes === changes) scoreRows(matrix, capacity, query, used, scores, start, Math.min(count, start + SLICE_ROWS));
+				}
+				if (this.changes !== changes) continue;
+				const hits = topIndices(scores, count, this.live, limit);
+				return hits.map((index) => ({ chunkId: this.chunkIdOf(index), similarity: (scores as Float32Array)[index] }));
+			} finally {
+				this.sliceScratch.push(scores);
+			}
+		}
 	}
 
 	private chunkIdOf(slot: number): string {
@@ -189,6 +212,7 @@ export class SourceMatrix implements CachedSource {
 	}
 
 	private removeDocument(documentId: string): void {
+		this.changes++;
 		for (const slot of this.slotsOfDocument.get(documentId) ?? []) {
 			if (this.live[slot] === 0) continue;
 			this.live[slot] = 0;
@@ -230,7 +254,36 @@ export class SourceMatrix implements CachedSource {
 		this.matrix = matrix;
 		this.live = live;
 		this.scores = new Float32Array(capacity);
+		this.sliceScratch = [];
 		this.capacity = capacity;
+		this.changes++;
+	}
+}
+
+/** Rows an exact scan in slices scores between turns of the event loop: a few milliseconds at a few dozen query dimensions. */
+export const SLICE_ROWS = 65_536;
+
+/** The query's non-zero dimensions: builtin query vectors have a few dozen of 512. */
+function usedDimensions(query: Float32Array): number[] {
+	const used: number[] = [];
+	for (let dimension = 0; dimension < query.length; dimension++) if (query[dimension] !== 0) used.push(dimension);
+	return used;
+}
+
+/** scores[start, end) = the dot products of rows [start, end) of a dimension-major matrix with the query (its `used` dimensions). */
+function scoreRows(matrix: Float32Array, capacity: number, query: Float32Array, used: number[], scores: Float32Array, start: number, end: number): void {
+	scores.fill(0, start, end);
+	// Four columns per pass: a quarter of the passes over `scores` (1.6x faster at 100k chunks).
+	let next = 0;
+	for (; next + 3 < used.length; next += 4) {
+		const [a, b, c, d] = [used[next] * capacity, used[next + 1] * capacity, used[next + 2] * capacity, used[next + 3] * capacity];
+		const [wa, wb, wc, wd] = [query[used[next]], query[used[next + 1]], query[used[next + 2]], query[used[next + 3]]];
+		for (let row = start; row < end; row++) scores[row] += wa * matrix[a + row] + wb * matrix[b + row] + wc * matrix[c + row] + wd * matrix[d + row];
+	}
+	for (; next < used.length; next++) {
+		const offset = used[next] * capacity;
+		const weight = query[used[next]];
+		for (let row = start; row < end; row++) scores[row] += weight * matrix[offset + row];
 	}
 }
 
@@ -294,7 +347,7 @@ export class VectorCache extends SourceChunkCache<SourceVectors> {
 	}
 
 	async nearest(em: EntityManager, source: SourceRef, query: Float32Array, limit: number): Promise<{ chunkId: string; similarity: number }[]> {
-		return (await this.matrixFor(em, source)).nearest(query, limit);
+		return (await this.matrixFor(em, source)).search(query, limit);
 	}
 
 	protected async loadAll(_em: EntityManager, source: SourceRef): Promise<SourceVectors> {
