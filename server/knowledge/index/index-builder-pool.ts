@@ -40,6 +40,26 @@ export interface BuildResults {
 	"open-vector-index": VectorIndexTransfer | null;
 }
 
+/**
+ * Tasks that read or re-invert a whole source: their thread ends with the garbage of a whole
+ * lexicon, matrix or graph in its heap (gigabytes at a million chunks), which an idle thread would
+ * keep until its next allocation, so their thread exits when they are done instead of waiting for
+ * the next task. A thread starts in tens of milliseconds; these tasks take seconds to minutes.
+ */
+export function isWholeSourceTask(task: BuildTask): boolean {
+	switch (task.kind) {
+		case "lexicon":
+		case "matrix":
+			return task.documentIds === undefined;
+		case "vector-index":
+		case "lexicon-file":
+		case "invert-lexicon":
+			return true;
+		default:
+			return false;
+	}
+}
+
 export type BuildRequest = { id: number; task: BuildTask };
 export type BuildReply = { id: number; result: BuildResults[BuildTask["kind"]] } | { id: number; failure: string };
 
@@ -56,7 +76,7 @@ export interface IndexBuilderLimits {
 	 * two, so two documents embedding batch after batch side by side do not start a thread per batch.
 	 */
 	idleThreads: number;
-	/** How long a thread is kept idle: its heap (a large build's garbage included) goes with it when it exits. */
+	/** How long a thread is kept idle (whole-source tasks' threads are not kept: see isWholeSourceTask). */
 	idleMs: number;
 }
 
@@ -106,6 +126,8 @@ export class IndexBuilderPool {
 	private readonly entry = builderThreadEntry(import.meta.url);
 	/** Tasks completed, by kind; for operators, the benchmark and tests. */
 	readonly completed: Record<BuildTask["kind"], number> = { lexicon: 0, "open-lexicon": 0, "lexicon-file": 0, matrix: 0, "invert-lexicon": 0, "embed-builtin": 0, "vector-index": 0, "open-vector-index": 0 };
+	/** Threads started (a whole-source task's thread exits after it; other threads are kept idle for a while). */
+	threadsStarted = 0;
 
 	constructor(
 		private readonly databaseUrl: string,
@@ -177,7 +199,7 @@ export class IndexBuilderPool {
 		};
 		const onMessage = (reply: BuildReply) => {
 			if (reply.id !== id) return;
-			finish(true);
+			finish(!isWholeSourceTask(job.task));
 			if ("failure" in reply) {
 				job.reject(new Error(reply.failure));
 				return;
@@ -211,6 +233,7 @@ export class IndexBuilderPool {
 	}
 
 	private spawn(): Worker {
+		this.threadsStarted++;
 		const worker = new Worker(this.entry.code, { eval: this.entry.eval, workerData: { databaseUrl: this.databaseUrl } });
 		// An idle thread that dies (it should not) leaves the idle list.
 		worker.on("exit", () => {
