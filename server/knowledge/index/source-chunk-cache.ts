@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type pg from "pg";
 import type { DatabaseNotifications } from "../../db/notifications";
 import type { IndexBuilderPool } from "./index-builder-pool";
+import { collectDroppedStructures } from "./release-memory";
 import type { SearchMemoryBudget } from "./search-memory-budget";
 import { KNOWLEDGE_CHUNKS_CHANNEL, readNotification } from "./vector-notifications";
 
@@ -118,8 +119,9 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 	}
 
 	drop(sourceId: string): void {
-		this.entries.delete(sourceId);
+		const held = this.entries.delete(sourceId);
 		this.budget.release(this.budgetPrefix + sourceId);
+		if (held) collectDroppedStructures();
 	}
 
 	clear(): void {

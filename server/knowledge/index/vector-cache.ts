@@ -4,6 +4,7 @@ import type { DatabaseNotifications } from "../../db/notifications";
 import { DEFAULT_KNOWLEDGE_OPTIONS } from "../options";
 import type { IndexBuilderPool } from "./index-builder-pool";
 import type { SearchMemoryBudget } from "./search-memory-budget";
+import { collectDroppedStructures } from "./release-memory";
 import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
 import { ApproximateIndex, SourceVectors } from "./source-vectors";
 import { sourceIndexDirectory } from "./vector-index-files";
@@ -411,6 +412,7 @@ export class VectorCache extends SourceChunkCache<SourceVectors> {
 			.then(async (generation) => {
 				if (!generation) return;
 				vectors.adopt(await ApproximateIndex.fromTransfer(generation));
+				collectDroppedStructures();
 				this.indexStatistics.builds++;
 				// The generation holds its build's snapshot: the next search catches up by document versions.
 				this.invalidate(source.id);
