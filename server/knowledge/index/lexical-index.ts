@@ -6,7 +6,7 @@ import type { IndexBuilderPool } from "./index-builder-pool";
 import { sourceLexiconDirectory } from "./index-generations";
 import type { SearchMemoryBudget } from "./search-memory-budget";
 import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
-import { LexiconPieces, type LexiconPiecesLocation } from "./lexicon-pieces";
+import { descriptorCloser, LexiconPieces, type LexiconPiecesLocation } from "./lexicon-pieces";
 import { collectDroppedStructures } from "./release-memory";
 import { type PairRange, type PostingList, type PostingRange, prunedTopKByTerms } from "./pruned-top-k";
 import { buffersOf, inSlices, type PackedStrings, PackedStringTable, packStrings, stringStarts, unpackStrings } from "./thread-transfer";
@@ -502,7 +502,7 @@ export class SourceLexicon implements CachedSource {
 	 * are; the vocabulary's lookup map and the per-document slot lists are rebuilt in slices that
 	 * yield to the event loop.
 	 */
-	static async fromTransfer(transfer: LexiconTransfer): Promise<SourceLexicon> {
+	static async fromTransfer(transfer: LexiconTransfer, descriptors?: FinalizationRegistry<number>): Promise<SourceLexicon> {
 		const lexicon = new SourceLexicon();
 		lexicon.chunkIds = new PackedStringTable(transfer.chunkIds, transfer.chunkIdStarts);
 		lexicon.idOfSlot = new Int32Array(transfer.live.length);
@@ -526,7 +526,7 @@ export class SourceLexicon implements CachedSource {
 		lexicon.lengths = transfer.lengths;
 		lexicon.pairStarts = transfer.pairStarts;
 		if (transfer.pieces) {
-			lexicon.pieces = new LexiconPieces(transfer.pieces);
+			lexicon.pieces = new LexiconPieces(transfer.pieces, descriptors);
 			lexicon.pairBase = transfer.pairStarts[transfer.slotCount];
 			lexicon.pairTerms = new Int32Array(1024);
 			lexicon.pairFrequencies = new Uint8Array(1024);
@@ -856,6 +856,8 @@ export class LexicalIndexCache extends SourceChunkCache<SourceLexicon> {
 	readonly fileStatistics = { written: 0, adopted: 0, failures: 0 };
 	/** Per lexicon held: whether a file holds it, the changedChunks count it holds, a write under way. */
 	private readonly files = new WeakMap<SourceLexicon, { saved: boolean; changedAtSave: number; writing: boolean }>();
+	/** Closes the file descriptors of lexicons in pieces once nothing holds them. */
+	private readonly descriptors = descriptorCloser();
 
 	constructor(
 		notifications: DatabaseNotifications,
@@ -886,7 +888,7 @@ export class LexicalIndexCache extends SourceChunkCache<SourceLexicon> {
 		const opened = directory ? await this.openFile(source, directory) : null;
 		if (opened) return opened;
 		const built = await this.builders.run(source.workspace, { kind: "lexicon", sourceId: source.id, saveTo: directory, saveFrom: minChunks });
-		const lexicon = await SourceLexicon.fromTransfer(built);
+		const lexicon = await SourceLexicon.fromTransfer(built, this.descriptors);
 		this.files.set(lexicon, { saved: built.saved === true, changedAtSave: 0, writing: false });
 		if (built.saved) this.fileStatistics.written++;
 		return lexicon;
@@ -903,7 +905,7 @@ export class LexicalIndexCache extends SourceChunkCache<SourceLexicon> {
 		try {
 			const transfer = await this.builders.run(source.workspace, { kind: "open-lexicon", sourceId: source.id, directory });
 			if (!transfer) return null;
-			const lexicon = await SourceLexicon.fromTransfer(transfer);
+			const lexicon = await SourceLexicon.fromTransfer(transfer, this.descriptors);
 			lexicon.restored = true;
 			this.files.set(lexicon, { saved: true, changedAtSave: 0, writing: false });
 			return lexicon;
@@ -932,7 +934,7 @@ export class LexicalIndexCache extends SourceChunkCache<SourceLexicon> {
 				this.fileStatistics.written++;
 				const newer = await this.builders.run(source.workspace, { kind: "open-lexicon", sourceId: source.id, directory, name });
 				if (!newer) throw new Error("A lexicon file just written could not be read back");
-				lexicon.adopt(await SourceLexicon.fromTransfer(newer));
+				lexicon.adopt(await SourceLexicon.fromTransfer(newer, this.descriptors));
 				collectDroppedStructures();
 				file.saved = true;
 				file.changedAtSave = 0;

@@ -17,29 +17,38 @@ export interface LexiconPiecesLocation {
 	offsets: Record<ArrayLeftOnDisk, number>;
 }
 
-/** Descriptors of pieces no longer reachable (a lexicon replaced by a newer generation, or evicted) are closed then. */
-const closeWhenUnreachable = new FinalizationRegistry<number>((descriptor) => {
-	try {
-		closeSync(descriptor);
-	} catch {
-		// Already closed.
-	}
-});
+/**
+ * Closes the descriptors of pieces no longer reachable (a lexicon replaced by a newer generation,
+ * or evicted). Owned by the cache that opens lexicons (one per process); pieces opened without one
+ * (tests, benchmarks) keep their descriptor until the process ends.
+ */
+export function descriptorCloser(): FinalizationRegistry<number> {
+	return new FinalizationRegistry<number>((descriptor) => {
+		try {
+			closeSync(descriptor);
+		} catch {
+			// Already closed.
+		}
+	});
+}
 
 /**
  * Reads of a lexicon file's postings and pairs, positional and synchronous: the file was just
  * written or read (its pages are in the page cache), a read is a copy of a few kilobytes, and a
  * search ranks synchronously. The descriptor stays open as long as the lexicon, so a generation
  * removed from the directory (index-generations.ts) stays readable until its lexicon lets go;
- * it is never closed explicitly, because a search may still hold the lexicon after it was
- * replaced or evicted.
+ * it is never closed explicitly (a search may still hold the lexicon after it was replaced or
+ * evicted) but by `closer` once the pieces are unreachable.
  */
 export class LexiconPieces {
 	private readonly descriptor: number;
 
-	constructor(readonly location: LexiconPiecesLocation) {
+	constructor(
+		readonly location: LexiconPiecesLocation,
+		closer?: FinalizationRegistry<number>,
+	) {
 		this.descriptor = openSync(location.path, "r");
-		closeWhenUnreachable.register(this, this.descriptor);
+		closer?.register(this, this.descriptor);
 	}
 
 	/** Postings [start, end) of the file's term-major arrays, into `slots` and `frequencies` from index 0. */
