@@ -150,11 +150,6 @@ export class SourceLexicon implements CachedSource {
 	 */
 	private pieces: LexiconPieces | null = null;
 	private pairBase = 0;
-	/** Scratch a list or a slot's pairs is read into from the file (pieces only); grown as needed, reused. */
-	private readSlots = new Int32Array(0);
-	private readFrequencies = new Uint8Array(0);
-	private readPairTerms = new Int32Array(256);
-	private readPairFrequencies = new Uint8Array(256);
 
 	/** Opened from a lexicon file (lexicon-files.ts), to be brought up to date by document versions. */
 	restored = false;
@@ -395,13 +390,7 @@ export class SourceLexicon implements CachedSource {
 	private basePostings(term: number): PostingRange {
 		const start = this.offsets[term];
 		const end = this.offsets[term + 1];
-		if (!this.pieces) return { slots: this.postings, frequencies: this.frequencies, start, end };
-		if (this.readSlots.length < end - start) {
-			this.readSlots = new Int32Array(Math.max(end - start, 2 * this.readSlots.length));
-			this.readFrequencies = new Uint8Array(this.readSlots.length);
-		}
-		this.pieces.readPostings(start, end, this.readSlots, this.readFrequencies);
-		return { slots: this.readSlots, frequencies: this.readFrequencies, start: 0, end: end - start };
+		return this.pieces ? this.pieces.postings(start, end) : { slots: this.postings, frequencies: this.frequencies, start, end };
 	}
 
 	/** A slot's pairs: in memory, or (a base slot of a lexicon in pieces) read from the file into scratch (valid until the next call). */
@@ -410,12 +399,7 @@ export class SourceLexicon implements CachedSource {
 		const end = this.pairStarts[slot + 1];
 		if (start >= this.pairBase) return { terms: this.pairTerms, frequencies: this.pairFrequencies, start: start - this.pairBase, end: end - this.pairBase };
 		if (!this.pieces) throw new Error("A lexicon's pairs are missing");
-		if (this.readPairTerms.length < end - start) {
-			this.readPairTerms = new Int32Array(Math.max(end - start, 2 * this.readPairTerms.length));
-			this.readPairFrequencies = new Uint8Array(this.readPairTerms.length);
-		}
-		this.pieces.readPairs(start, end, this.readPairTerms, this.readPairFrequencies);
-		return { terms: this.readPairTerms, frequencies: this.readPairFrequencies, start: 0, end: end - start };
+		return this.pieces.pairs(start, end);
 	}
 
 	/** Live chunks holding the lexeme. */
@@ -448,7 +432,7 @@ export class SourceLexicon implements CachedSource {
 
 	/** Approximate bytes held (typed arrays, chunk ids, vocabulary, tail); for the benchmark and operators. */
 	memoryBytes(): number {
-		let bytes = this.chunkIds.byteLength + this.idOfSlot.byteLength + this.readSlots.byteLength * 1.25 + this.readPairTerms.byteLength * 1.25;
+		let bytes = this.chunkIds.byteLength + this.idOfSlot.byteLength + (this.pieces?.scratchBytes ?? 0);
 		for (const term of this.termNames) bytes += 16 + term.length + 24;
 		for (const recent of this.tail.values()) bytes += 64 + recent.byteLength;
 		const arrays = [...this.indexArrays(), this.scores, this.touched];

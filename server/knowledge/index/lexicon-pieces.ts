@@ -1,4 +1,5 @@
 import { closeSync, openSync, readSync } from "node:fs";
+import type { PairRange, PostingRange } from "./pruned-top-k";
 
 /**
  * The arrays of a lexicon file (lexicon-files.ts) that a lexicon opened in pieces leaves on disk:
@@ -42,6 +43,11 @@ export function descriptorCloser(): FinalizationRegistry<number> {
  */
 export class LexiconPieces {
 	private readonly descriptor: number;
+	/** What a list or a slot's pairs is read into; grown as needed, reused (a search reads one at a time). */
+	private listSlots = new Int32Array(0);
+	private listFrequencies = new Uint8Array(0);
+	private pairTerms = new Int32Array(256);
+	private pairFrequencies = new Uint8Array(256);
 
 	constructor(
 		readonly location: LexiconPiecesLocation,
@@ -51,16 +57,31 @@ export class LexiconPieces {
 		closer?.register(this, this.descriptor);
 	}
 
-	/** Postings [start, end) of the file's term-major arrays, into `slots` and `frequencies` from index 0. */
-	readPostings(start: number, end: number, slots: Int32Array, frequencies: Uint8Array): void {
-		this.read("postings", start, end, slots);
-		this.read("frequencies", start, end, frequencies);
+	/** Postings [start, end) of the file's term-major arrays (valid until the next read of postings). */
+	postings(start: number, end: number): PostingRange {
+		if (this.listSlots.length < end - start) {
+			this.listSlots = new Int32Array(Math.max(end - start, 2 * this.listSlots.length));
+			this.listFrequencies = new Uint8Array(this.listSlots.length);
+		}
+		this.read("postings", start, end, this.listSlots);
+		this.read("frequencies", start, end, this.listFrequencies);
+		return { slots: this.listSlots, frequencies: this.listFrequencies, start: 0, end: end - start };
 	}
 
-	/** Pairs [start, end) of the file's chunk-major arrays, into `terms` and `frequencies` from index 0. */
-	readPairs(start: number, end: number, terms: Int32Array, frequencies: Uint8Array): void {
-		this.read("pairTerms", start, end, terms);
-		this.read("pairFrequencies", start, end, frequencies);
+	/** Pairs [start, end) of the file's chunk-major arrays (valid until the next read of pairs). */
+	pairs(start: number, end: number): PairRange {
+		if (this.pairTerms.length < end - start) {
+			this.pairTerms = new Int32Array(Math.max(end - start, 2 * this.pairTerms.length));
+			this.pairFrequencies = new Uint8Array(this.pairTerms.length);
+		}
+		this.read("pairTerms", start, end, this.pairTerms);
+		this.read("pairFrequencies", start, end, this.pairFrequencies);
+		return { terms: this.pairTerms, frequencies: this.pairFrequencies, start: 0, end: end - start };
+	}
+
+	/** Bytes of the buffers reads go into. */
+	get scratchBytes(): number {
+		return this.listSlots.byteLength + this.listFrequencies.byteLength + this.pairTerms.byteLength + this.pairFrequencies.byteLength;
 	}
 
 	private read(array: ArrayLeftOnDisk, start: number, end: number, into: Int32Array | Uint8Array): void {
