@@ -180,9 +180,7 @@ export class SourceVectors implements CachedSource {
 
 	/** nearest's result for a search: a large exact matrix (no graph yet) is scanned in slices that leave the event loop free between them. */
 	async search(query: Float32Array, limit: number): Promise<{ chunkId: string; similarity: number }[]> {
-		if (!this.approximate) return this.tail.nearestInSlices(query, limit);
-		const hits = [...this.approximate.nearest(query, limit), ...this.tail.nearest(query, limit)];
-		return hits.sort((a, b) => b.similarity - a.similarity).slice(0, limit);
+		return this.approximate ? this.nearest(query, limit) : this.tail.nearestInSlices(query, limit);
 	}
 
 	/** Removes `removedDocuments` (from the graph or the tail), then adds `delta`'s chunks to the tail. */
