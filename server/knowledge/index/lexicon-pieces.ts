@@ -33,6 +33,12 @@ export function descriptorCloser(): FinalizationRegistry<number> {
 	});
 }
 
+/** Reused buffers for a read of two parallel arrays: ids (slots or terms) and their counts. */
+interface ParallelBuffers {
+	ids: Int32Array;
+	counts: Uint8Array;
+}
+
 /**
  * Reads of a lexicon file's postings and pairs, positional and synchronous: the file was just
  * written or read (its pages are in the page cache), a read is a copy of a few kilobytes, and a
@@ -43,11 +49,9 @@ export function descriptorCloser(): FinalizationRegistry<number> {
  */
 export class LexiconPieces {
 	private readonly descriptor: number;
-	/** What a list or a slot's pairs is read into; grown as needed, reused (a search reads one at a time). */
-	private listSlots = new Int32Array(0);
-	private listFrequencies = new Uint8Array(0);
-	private pairTerms = new Int32Array(256);
-	private pairFrequencies = new Uint8Array(256);
+	/** What a term's list and a slot's pairs are read into; grown as needed, reused (a search reads one at a time). */
+	private readonly listBuffers: ParallelBuffers = { ids: new Int32Array(0), counts: new Uint8Array(0) };
+	private readonly pairBuffers: ParallelBuffers = { ids: new Int32Array(256), counts: new Uint8Array(256) };
 
 	constructor(
 		readonly location: LexiconPiecesLocation,
@@ -59,29 +63,30 @@ export class LexiconPieces {
 
 	/** Postings [start, end) of the file's term-major arrays (valid until the next read of postings). */
 	postings(start: number, end: number): PostingRange {
-		if (this.listSlots.length < end - start) {
-			this.listSlots = new Int32Array(Math.max(end - start, 2 * this.listSlots.length));
-			this.listFrequencies = new Uint8Array(this.listSlots.length);
-		}
-		this.read("postings", start, end, this.listSlots);
-		this.read("frequencies", start, end, this.listFrequencies);
-		return { slots: this.listSlots, frequencies: this.listFrequencies, start: 0, end: end - start };
+		const { ids, counts } = this.readParallel(this.listBuffers, "postings", "frequencies", start, end);
+		return { slots: ids, frequencies: counts, start: 0, end: end - start };
 	}
 
 	/** Pairs [start, end) of the file's chunk-major arrays (valid until the next read of pairs). */
 	pairs(start: number, end: number): PairRange {
-		if (this.pairTerms.length < end - start) {
-			this.pairTerms = new Int32Array(Math.max(end - start, 2 * this.pairTerms.length));
-			this.pairFrequencies = new Uint8Array(this.pairTerms.length);
-		}
-		this.read("pairTerms", start, end, this.pairTerms);
-		this.read("pairFrequencies", start, end, this.pairFrequencies);
-		return { terms: this.pairTerms, frequencies: this.pairFrequencies, start: 0, end: end - start };
+		const { ids, counts } = this.readParallel(this.pairBuffers, "pairTerms", "pairFrequencies", start, end);
+		return { terms: ids, frequencies: counts, start: 0, end: end - start };
 	}
 
 	/** Bytes of the buffers reads go into. */
 	get scratchBytes(): number {
-		return this.listSlots.byteLength + this.listFrequencies.byteLength + this.pairTerms.byteLength + this.pairFrequencies.byteLength;
+		return [this.listBuffers, this.pairBuffers].reduce((sum, buffers) => sum + buffers.ids.byteLength + buffers.counts.byteLength, 0);
+	}
+
+	/** Elements [start, end) of two parallel arrays (ids and their counts) into `buffers`, grown first if too small. */
+	private readParallel(buffers: ParallelBuffers, idArray: ArrayLeftOnDisk, countArray: ArrayLeftOnDisk, start: number, end: number): ParallelBuffers {
+		if (buffers.ids.length < end - start) {
+			buffers.ids = new Int32Array(Math.max(end - start, 2 * buffers.ids.length));
+			buffers.counts = new Uint8Array(buffers.ids.length);
+		}
+		this.read(idArray, start, end, buffers.ids);
+		this.read(countArray, start, end, buffers.counts);
+		return buffers;
 	}
 
 	private read(array: ArrayLeftOnDisk, start: number, end: number, into: Int32Array | Uint8Array): void {

@@ -27,12 +27,14 @@ export function versionChanges(held: DocumentVersions, now: DocumentVersions): {
 	};
 }
 
+/** The source's READY documents (`id`) and their `version`s; `placeholder` is the driver's for the source id. */
+function readyVersionsSql(placeholder: "$1" | "?"): string {
+	return `select d.id, ${DOCUMENT_VERSION_SQL} as version from knowledge_documents d where d.source_id = ${placeholder} and d.status = 'READY'`;
+}
+
 /** The source's READY documents and their versions, read on a builder thread's connection (in its build's snapshot). */
 export async function readyDocumentVersions(client: pg.Client, sourceId: string): Promise<DocumentVersions> {
-	const { rows } = await client.query<{ id: string; version: string }>(
-		`select d.id, ${DOCUMENT_VERSION_SQL} as version from knowledge_documents d where d.source_id = $1 and d.status = 'READY'`,
-		[sourceId],
-	);
+	const { rows } = await client.query<{ id: string; version: string }>(readyVersionsSql("$1"), [sourceId]);
 	return new Map(rows.map((row) => [row.id, row.version]));
 }
 
@@ -192,9 +194,7 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 	}
 
 	private async refresh(em: EntityManager, source: SourceRef, value: T): Promise<void> {
-		const rows: { id: string; version: string }[] = await em
-			.getConnection()
-			.execute(`select d.id, ${DOCUMENT_VERSION_SQL} as version from knowledge_documents d where d.source_id = ? and d.status = 'READY'`, [source.id]);
+		const rows: { id: string; version: string }[] = await em.getConnection().execute(readyVersionsSql("?"), [source.id]);
 		const now = new Map(rows.map((row) => [row.id, row.version]));
 		const { removed, changed } = versionChanges(value.versions, now);
 		this.statistics.refreshes++;
