@@ -109,7 +109,7 @@ async function startServer(): Promise<RunningServer> {
 	const port = await freePort();
 	// BENCH_SERVER_NODE_FLAGS: extra flags for the server's node (diagnostics such as --trace-gc, whose output goes to this process's stderr).
 	const extraFlags = (process.env.BENCH_SERVER_NODE_FLAGS ?? "").split(" ").filter(Boolean);
-	const child = spawn(process.execPath, [...extraFlags, "--enable-source-maps", "--expose-gc", "dist/bench-scale/main.js"], {
+	const child = spawn(process.execPath, [...extraFlags, "--enable-source-maps", "dist/bench-scale/main.js"], {
 		env: serverEnvironment(port),
 		stdio: ["ignore", extraFlags.length > 0 ? process.stderr : "ignore", "inherit"],
 	});

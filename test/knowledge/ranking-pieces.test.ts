@@ -288,4 +288,33 @@ describe("vector matrix", () => {
 		expect(answered).toEqual(matrix.nearest(query, 50));
 		expect(answered.some((hit) => hit.chunkId.startsWith("doc0-") && hit.chunkId !== "doc0-new")).toBe(false);
 	});
+
+	it("released (its HNSW graph took its place), gives its memory back at once, after a scan in slices under way has answered", async () => {
+		const dimensions = 64;
+		const rows = Array.from({ length: 3 * SLICE_ROWS }, (_, index) =>
+			vectorRow(`c${index}`, `doc${index % 7}`, Array.from({ length: dimensions }, (_, dimension) => 1 + ((index * (dimension + 5)) % 89))),
+		);
+		const matrix = SourceMatrix.fromRows(rows);
+		const query = Float32Array.from({ length: dimensions }, (_, dimension) => (dimension % 2 === 0 ? 1 : 0.2));
+		const whole = matrix.nearest(query, 20);
+		const matrixBytes = 3 * SLICE_ROWS * dimensions * 4;
+		const held = () => process.memoryUsage().arrayBuffers;
+
+		const scan = matrix.nearestInSlices(query, 20);
+		const before = held();
+		matrix.release();
+		// The scan under way still reads the vectors: nothing is released before it answers.
+		expect(held()).toBeGreaterThan(before - matrixBytes / 2);
+		expect(await scan).toEqual(whole);
+		// The buffers were detached and go with the closed channel's undelivered message, a turn of the event loop
+		// later; no garbage collection is forced here, and none is needed.
+		let turns = 0;
+		while (held() > before - matrixBytes && turns < 20) {
+			await new Promise((resolve) => setImmediate(resolve));
+			turns++;
+		}
+		expect(held()).toBeLessThan(before - matrixBytes);
+		expect(matrix.nearest(query, 20)).toEqual([]);
+		expect(await matrix.nearestInSlices(query, 20)).toEqual([]);
+	});
 });

@@ -7,7 +7,6 @@ import { sourceLexiconDirectory } from "./index-generations";
 import type { SearchMemoryBudget } from "./search-memory-budget";
 import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
 import { descriptorCloser, LexiconPieces, type LexiconPiecesLocation } from "./lexicon-pieces";
-import { collectDroppedStructures } from "./release-memory";
 import { type PairRange, type PostingList, type PostingRange, prunedTopKByTerms } from "./pruned-top-k";
 import { buffersOf, inSlices, type PackedStrings, PackedStringTable, packStrings, stringStarts, unpackStrings } from "./thread-transfer";
 
@@ -919,7 +918,6 @@ export class LexicalIndexCache extends SourceChunkCache<SourceLexicon> {
 				const newer = await this.builders.run(source.workspace, { kind: "open-lexicon", sourceId: source.id, directory, name });
 				if (!newer) throw new Error("A lexicon file just written could not be read back");
 				lexicon.adopt(await SourceLexicon.fromTransfer(newer, this.descriptors));
-				collectDroppedStructures();
 				file.saved = true;
 				file.changedAtSave = 0;
 				this.fileStatistics.adopted++;

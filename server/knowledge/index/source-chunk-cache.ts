@@ -2,7 +2,6 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type pg from "pg";
 import type { DatabaseNotifications } from "../../db/notifications";
 import type { IndexBuilderPool } from "./index-builder-pool";
-import { collectDroppedStructures } from "./release-memory";
 import type { SearchMemoryBudget } from "./search-memory-budget";
 import { KNOWLEDGE_CHUNKS_CHANNEL, readNotification } from "./vector-notifications";
 
@@ -121,9 +120,8 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 	}
 
 	drop(sourceId: string): void {
-		const held = this.entries.delete(sourceId);
+		this.entries.delete(sourceId);
 		this.budget.release(this.budgetPrefix + sourceId);
-		if (held) collectDroppedStructures();
 	}
 
 	clear(): void {

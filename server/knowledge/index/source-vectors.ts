@@ -200,6 +200,9 @@ export class SourceVectors implements CachedSource {
 	 */
 	adopt(approximate: ApproximateIndex): void {
 		this.approximate = approximate;
+		// What the tail held is in the generation or read again by the next search (the caller marks the source
+		// stale), so its memory goes back now: the 2 GB exact matrix of a million chunks before their first graph.
+		this.tail.release();
 		this.tail = new SourceMatrix();
 		this.tail.dimensions = approximate.dimensions;
 		this.versions.clear();

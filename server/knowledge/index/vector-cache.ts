@@ -4,7 +4,7 @@ import type { DatabaseNotifications } from "../../db/notifications";
 import { DEFAULT_KNOWLEDGE_OPTIONS } from "../options";
 import type { IndexBuilderPool } from "./index-builder-pool";
 import type { SearchMemoryBudget } from "./search-memory-budget";
-import { collectDroppedStructures } from "./release-memory";
+import { releaseArrays } from "./release-memory";
 import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
 import { ApproximateIndex, SourceVectors } from "./source-vectors";
 import { sourceIndexDirectory } from "./vector-index-files";
@@ -50,6 +50,9 @@ export class SourceMatrix implements CachedSource {
 	private liveCount = 0;
 	/** Bumped by every change of slots: a scan in slices that sees it move starts over. */
 	private changes = 0;
+	/** Scans in slices under way, and whether the matrix is to be released once none is (release). */
+	private scansUnderWay = 0;
+	private releasing = false;
 
 	static fromRows(rows: VectorChunkRow[]): SourceMatrix {
 		const matrix = new SourceMatrix();
@@ -127,26 +130,54 @@ export class SourceMatrix implements CachedSource {
 	 */
 	async nearestInSlices(query: Float32Array, limit: number): Promise<{ chunkId: string; similarity: number }[]> {
 		if (this.slotCount <= SLICE_ROWS) return this.nearest(query, limit);
-		for (;;) {
-			const changes = this.changes;
-			const { matrix, capacity } = this;
-			const count = this.slotCount;
-			if (this.liveCount === 0 || this.dimensions !== query.length) return [];
-			const used = usedDimensions(query);
-			let scores = this.sliceScratch.pop();
-			if (!scores || scores.length < count) scores = new Float32Array(capacity);
-			try {
-				for (let start = 0; start < count && this.changes === changes; start += SLICE_ROWS) {
-					if (start > 0) await new Promise((resolve) => setImmediate(resolve));
-					if (this.changes === changes) scoreRows(matrix, capacity, query, used, scores, start, Math.min(count, start + SLICE_ROWS));
+		this.scansUnderWay++;
+		try {
+			for (;;) {
+				const changes = this.changes;
+				const { matrix, capacity } = this;
+				const count = this.slotCount;
+				if (this.liveCount === 0 || this.dimensions !== query.length) return [];
+				const used = usedDimensions(query);
+				let scores = this.sliceScratch.pop();
+				if (!scores || scores.length < count) scores = new Float32Array(capacity);
+				try {
+					for (let start = 0; start < count && this.changes === changes; start += SLICE_ROWS) {
+						if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+						if (this.changes === changes) scoreRows(matrix, capacity, query, used, scores, start, Math.min(count, start + SLICE_ROWS));
+					}
+					if (this.changes !== changes) continue;
+					const hits = topIndices(scores, count, this.live, limit);
+					return hits.map((index) => ({ chunkId: this.chunkIdOf(index), similarity: (scores as Float32Array)[index] }));
+				} finally {
+					this.sliceScratch.push(scores);
 				}
-				if (this.changes !== changes) continue;
-				const hits = topIndices(scores, count, this.live, limit);
-				return hits.map((index) => ({ chunkId: this.chunkIdOf(index), similarity: (scores as Float32Array)[index] }));
-			} finally {
-				this.sliceScratch.push(scores);
 			}
+		} finally {
+			this.scansUnderWay--;
+			if (this.releasing && this.scansUnderWay === 0) this.releaseNow();
 		}
+	}
+
+	/**
+	 * For a matrix nothing will search again (an HNSW generation took its place): its vectors and
+	 * scratch go back to the system now (releaseArrays), or when the last scan in slices under way
+	 * ends. It then holds nothing: a search of it finds nothing.
+	 */
+	release(): void {
+		this.releasing = true;
+		if (this.scansUnderWay === 0) this.releaseNow();
+	}
+
+	private releaseNow(): void {
+		const arrays = [this.matrix, this.scores, ...this.sliceScratch];
+		this.matrix = new Float32Array(0);
+		this.scores = new Float32Array(0);
+		this.sliceScratch = [];
+		this.capacity = 0;
+		this.slotCount = 0;
+		this.liveCount = 0;
+		this.changes++;
+		releaseArrays(arrays);
 	}
 
 	private chunkIdOf(slot: number): string {
@@ -412,7 +443,6 @@ export class VectorCache extends SourceChunkCache<SourceVectors> {
 			.then(async (generation) => {
 				if (!generation) return;
 				vectors.adopt(await ApproximateIndex.fromTransfer(generation));
-				collectDroppedStructures();
 				this.indexStatistics.builds++;
 				// The generation holds its build's snapshot: the next search catches up by document versions.
 				this.invalidate(source.id);
