@@ -7,6 +7,7 @@ import { fuseRankings } from "../../server/knowledge/search/fuse-rankings";
 import { rankLexically } from "../../server/knowledge/search/rank-lexically";
 import { startTestPlatform, type TestPlatform, type TestWorkspace } from "../helpers/platform";
 import { createSource, eventually, pollHealth, search, uploadDocument, waitForDocument } from "./knowledge-helpers";
+import { REBUILD_CHANGED_CHUNKS } from "../../server/knowledge/index/source-chunk-cache";
 import { insertSyntheticCorpus, type SyntheticCorpus } from "./synthetic-corpus";
 
 const CHUNKS = 50_000;
@@ -138,4 +139,30 @@ describe("a large knowledge source", () => {
 		expect(builders.completed["invert-lexicon"]).toBeGreaterThan(inversions);
 		await expectRankingOfTheRows(results, query);
 	}, 180_000);
+
+	it("after a bulk ingestion into it, is rebuilt on builder threads instead of absorbing the new chunks on the event loop", async () => {
+		const { lexical, vectors } = platform.services.search;
+		const [query] = queries();
+		await search(platform, owner.apiKey, sourceId, { query, topK: 10 });
+		const rebuilds = lexical.statistics.rebuilds + vectors.statistics.rebuilds;
+		const documentsLoaded = lexical.statistics.documentsLoaded + vectors.statistics.documentsLoaded;
+
+		// 20,000 chunks at once, as an import or a worker catching up would make READY, then the worker's announcement.
+		const bulk = await insertSyntheticCorpus(platform.databaseUrl, { workspaceId: owner.workspaceId, sourceId }, { chunks: 10 * REBUILD_CHANGED_CHUNKS, chunksPerDocument: 1000, sentencesPerChunk: 5, seed: 7 });
+		await platform.orm.em.getConnection().execute("select pg_notify('knowledge_vectors', ?)", [sourceId]);
+		const health = pollHealth(platform);
+		const results = await eventually(async () => {
+			const found = await search(platform, owner.apiKey, sourceId, { query, topK: 10 });
+			return lexical.statistics.rebuilds + vectors.statistics.rebuilds === rebuilds + 2 ? found : undefined;
+		}, 60_000, "the rebuilt source");
+		const { slowestMs, failures } = await health.stop();
+
+		expect(failures).toBe(0);
+		expect(slowestMs).toBeLessThan(1000);
+		// Nothing absorbed document by document: both structures were built again from the rows.
+		expect(lexical.statistics.documentsLoaded + vectors.statistics.documentsLoaded).toBe(documentsLoaded);
+		const words = (await search(platform, owner.apiKey, sourceId, { query: `${bulk.word(77)} ${bulk.word(1200)}`, topK: 20 })).map((hit) => hit.documentId);
+		expect(words.some((documentId) => bulk.documentIds.includes(documentId))).toBe(true);
+		await expectRankingOfTheRows(results, query);
+	}, 240_000);
 });

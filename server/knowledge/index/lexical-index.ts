@@ -866,9 +866,9 @@ export class LexicalIndexCache extends SourceChunkCache<SourceLexicon> {
 		return lexicon.rank(terms, limit);
 	}
 
-	protected async loadAll(_em: EntityManager, source: SourceRef): Promise<SourceLexicon> {
+	protected async loadAll(_em: EntityManager, source: SourceRef, options: { fromDatabase?: boolean } = {}): Promise<SourceLexicon> {
 		const { directory, minChunks } = this.fileSettings;
-		const opened = directory ? await this.openFile(source, directory) : null;
+		const opened = directory && !options.fromDatabase ? await this.openFile(source, directory) : null;
 		if (opened) return opened;
 		const built = await this.builders.run(source.workspace, { kind: "lexicon", sourceId: source.id, saveTo: directory, saveFrom: minChunks });
 		const lexicon = await SourceLexicon.fromTransfer(built, this.descriptors);

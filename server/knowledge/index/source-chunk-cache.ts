@@ -26,10 +26,20 @@ export function versionChanges(held: DocumentVersions, now: DocumentVersions): {
 	};
 }
 
-/** The source's READY documents (`id`) and their `version`s; `placeholder` is the driver's for the source id. */
+/** The source's READY documents (`id`), their `version`s and `chunk_count`s; `placeholder` is the driver's for the source id. */
 function readyVersionsSql(placeholder: "$1" | "?"): string {
-	return `select d.id, ${DOCUMENT_VERSION_SQL} as version from knowledge_documents d where d.source_id = ${placeholder} and d.status = 'READY'`;
+	return `select d.id, ${DOCUMENT_VERSION_SQL} as version, d.chunk_count from knowledge_documents d where d.source_id = ${placeholder} and d.status = 'READY'`;
 }
+
+/**
+ * Chunks of new or re-ingested documents from which a refresh rebuilds the structure from the
+ * database on builder threads (as a first search loads it) instead of absorbing them here:
+ * absorbing is synchronous on the API's event loop (a search never sees half of it) and costs
+ * tens of microseconds per chunk, so a bulk ingestion into a source searched before (900,000
+ * chunks into one held at 100,000) held the loop for 75 s; 2,000 chunks are a few tens of
+ * milliseconds.
+ */
+export const REBUILD_CHANGED_CHUNKS = 2_000;
 
 /** The source's READY documents and their versions, read on a builder thread's connection (in its build's snapshot). */
 export async function readyDocumentVersions(client: pg.Client, sourceId: string): Promise<DocumentVersions> {
@@ -86,7 +96,7 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 	/** Loads under way while nothing is kept (notifications down): concurrent searches still share one. */
 	private readonly unkeptLoads = new Map<string, Promise<T>>();
 	/** Counters for operators, the benchmark and tests: full loads vs incremental refreshes. */
-	readonly statistics = { fullLoads: 0, restoredLoads: 0, refreshes: 0, documentsLoaded: 0, documentsRemoved: 0 };
+	readonly statistics = { fullLoads: 0, restoredLoads: 0, refreshes: 0, rebuilds: 0, documentsLoaded: 0, documentsRemoved: 0 };
 
 	constructor(
 		private readonly notifications: DatabaseNotifications,
@@ -103,8 +113,11 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 		notifications.onReset(() => this.clear());
 	}
 
-	/** Everything the source's READY documents hold. */
-	protected abstract loadAll(em: EntityManager, source: SourceRef): Promise<T>;
+	/**
+	 * Everything the source's READY documents hold; from the files a process wrote before where
+	 * there are some, unless `fromDatabase` (a rebuild after a change too large to absorb).
+	 */
+	protected abstract loadAll(em: EntityManager, source: SourceRef, options?: { fromDatabase?: boolean }): Promise<T>;
 
 	/**
 	 * Reads the chunks of `changed` documents, then (synchronously, so a search never sees half of
@@ -165,14 +178,15 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 		if (entry.refreshing) return entry.refreshing;
 		if (!entry.stale) return entry.value;
 		entry.stale = false;
-		const refreshing = entry.value.then(async (value) => {
-			await this.refresh(em, source, value);
-			return value;
-		});
+		const refreshing = entry.value.then((value) => this.refresh(em, source, value));
 		entry.refreshing = refreshing;
 		refreshing.then(
 			(value) => {
-				if (entry.refreshing === refreshing) entry.refreshing = undefined;
+				if (entry.refreshing === refreshing) {
+					entry.refreshing = undefined;
+					// A rebuild is a new structure: later searches take it.
+					entry.value = refreshing;
+				}
 				this.account(sourceId, entry, value);
 			},
 			() => this.forget(sourceId, entry),
@@ -183,23 +197,29 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 	/** loadAll, and a restored structure brought up to date from the database before anyone searches it. */
 	private async load(em: EntityManager, source: SourceRef): Promise<T> {
 		const value = await this.loadAll(em, source);
-		if (value.restored) await this.refresh(em, source, value);
-		return value;
+		return value.restored ? this.refresh(em, source, value) : value;
 	}
 
 	private forget(sourceId: string, entry: Entry<T>): void {
 		if (this.entries.get(sourceId) === entry) this.drop(sourceId);
 	}
 
-	private async refresh(em: EntityManager, source: SourceRef, value: T): Promise<void> {
-		const rows: { id: string; version: string }[] = await em.getConnection().execute(readyVersionsSql("?"), [source.id]);
+	/** `value` brought up to date with the database, or a structure rebuilt from it when the change is too large to absorb. */
+	private async refresh(em: EntityManager, source: SourceRef, value: T): Promise<T> {
+		const rows: { id: string; version: string; chunk_count: number | null }[] = await em.getConnection().execute(readyVersionsSql("?"), [source.id]);
 		const now = new Map(rows.map((row) => [row.id, row.version]));
 		const { removed, changed } = versionChanges(value.versions, now);
 		this.statistics.refreshes++;
-		if (removed.length === 0 && changed.length === 0) return;
+		if (removed.length === 0 && changed.length === 0) return value;
+		const chunksOf = new Map(rows.map((row) => [row.id, Number(row.chunk_count ?? 0)]));
+		if (changed.reduce((sum, documentId) => sum + (chunksOf.get(documentId) ?? 0), 0) >= REBUILD_CHANGED_CHUNKS) {
+			this.statistics.rebuilds++;
+			return this.loadAll(em, source, { fromDatabase: true });
+		}
 		await this.applyChanges(em, source, value, { removed, changed });
 		this.statistics.documentsLoaded += changed.length;
 		this.statistics.documentsRemoved += removed.length;
+		return value;
 	}
 }
 

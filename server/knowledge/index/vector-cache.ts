@@ -382,8 +382,8 @@ export class VectorCache extends SourceChunkCache<SourceVectors> {
 		return (await this.matrixFor(em, source)).search(query, limit);
 	}
 
-	protected async loadAll(_em: EntityManager, source: SourceRef): Promise<SourceVectors> {
-		const restored = await this.openIndex(source);
+	protected async loadAll(_em: EntityManager, source: SourceRef, options: { fromDatabase?: boolean } = {}): Promise<SourceVectors> {
+		const restored = options.fromDatabase ? null : await this.openIndex(source);
 		if (restored) return restored;
 		const vectors = new SourceVectors(await SourceMatrix.fromTransfer(await this.builders.run(source.workspace, { kind: "matrix", sourceId: source.id })));
 		this.indexIfDue(source, vectors);
