@@ -29,6 +29,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { Worker } from "node:worker_threads";
 import pg from "pg";
+import { Agent, fetch as fetchWithAgent } from "undici";
 import { buildBundles, SERVER_ENTRY_POINTS } from "../scripts/build";
 import { createTestDatabase } from "../test/helpers/database";
 import { describeRun } from "./run-record";
@@ -238,8 +239,11 @@ try {
 		{ env: serverEnvironment(0) },
 	);
 	const { apiKey } = JSON.parse(stdout) as { apiKey: string };
+	// No headers timeout: a first search of a million chunks builds its structures first, minutes on a slow machine (fetch's default gives up at 300 s).
+	const patient = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
 	const api = async (method: string, path: string, body?: unknown) => {
-		const response = await fetch(`${(server as RunningServer).url}${path}`, {
+		const response = await fetchWithAgent(`${(server as RunningServer).url}${path}`, {
+			dispatcher: patient,
 			method,
 			headers: { authorization: `Bearer ${apiKey}`, ...(body ? { "content-type": "application/json" } : {}) },
 			body: body ? JSON.stringify(body) : undefined,

@@ -105,11 +105,22 @@ export class SourceMatrix implements CachedSource {
 		this.makeRoom(delta.liveCount);
 		const documentOf: string[] = new Array(delta.slotCount);
 		for (const [documentId, slots] of delta.slotsOfDocument) for (const slot of slots) documentOf[slot] = documentId;
+		const rows: number[] = [];
+		const slots: number[] = [];
 		for (let from = 0; from < delta.slotCount; from++) {
 			if (delta.live[from] === 0) continue;
 			const slot = this.free.pop() ?? this.slotCount++;
-			for (let dimension = 0; dimension < this.dimensions; dimension++) this.matrix[dimension * this.capacity + slot] = delta.matrix[dimension * delta.capacity + from];
+			rows.push(from);
+			slots.push(slot);
 			this.place(slot, delta.chunkIdOf(from), documentOf[from], delta.versions.get(documentOf[from]) ?? "");
+		}
+		// Column by column (the matrix is dimension-major): the values of new slots are contiguous
+		// there, where row by row each value of a row is in another column (a 770-row document into
+		// 300,000 rows: about 4 ms instead of 5).
+		for (let dimension = 0; dimension < this.dimensions; dimension++) {
+			const into = dimension * this.capacity;
+			const from = dimension * delta.capacity;
+			for (let index = 0; index < rows.length; index++) this.matrix[into + slots[index]] = delta.matrix[from + rows[index]];
 		}
 	}
 
