@@ -78,9 +78,10 @@ interface Entry<T> {
  * `knowledge_vectors` from any process) only marks it stale: the next search compares the
  * source's READY documents and their versions with the ones held, and loads the chunks of new or
  * re-ingested documents and drops those of removed ones; so the first search after an ingestion
- * reads one document, not the whole source. A `reload:` notification drops the source (a change
- * document versions cannot reveal). While the notification connection is down nothing is kept
- * (every search loads, sharing only a load already under way: a change could be missed), and
+ * reads one document, not the whole source. A change of REBUILD_CHANGED_CHUNKS or more (a bulk
+ * ingestion) is rebuilt from the database on builder threads instead, as a first search loads.
+ * A `reload:` notification drops the source (a change document versions cannot reveal). While
+ * the notification connection is down nothing is kept (every search loads, sharing only a load already under way: a change could be missed), and
  * everything is dropped when it resets, as NotifiedCache does. A failed load or refresh drops the
  * entry, so the next search starts over.
  *
@@ -95,7 +96,7 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 	private readonly entries = new Map<string, Entry<T>>();
 	/** Loads under way while nothing is kept (notifications down): concurrent searches still share one. */
 	private readonly unkeptLoads = new Map<string, Promise<T>>();
-	/** Counters for operators, the benchmark and tests: full loads vs incremental refreshes. */
+	/** Counters for operators, the benchmark and tests: full loads, incremental refreshes, rebuilds after changes too large to absorb. */
 	readonly statistics = { fullLoads: 0, restoredLoads: 0, refreshes: 0, rebuilds: 0, documentsLoaded: 0, documentsRemoved: 0 };
 
 	constructor(
