@@ -81,9 +81,9 @@ interface Entry<T> {
  * reads one document, not the whole source. A change of REBUILD_CHANGED_CHUNKS or more (a bulk
  * ingestion) is rebuilt from the database on builder threads instead, as a first search loads.
  * A `reload:` notification drops the source (a change document versions cannot reveal). While
- * the notification connection is down nothing is kept (every search loads, sharing only a load already under way: a change could be missed), and
- * everything is dropped when it resets, as NotifiedCache does. A failed load or refresh drops the
- * entry, so the next search starts over.
+ * the notification connection is down nothing is kept (every search loads, sharing only a load
+ * already under way: a change could be missed), and everything is dropped when it resets, as
+ * NotifiedCache does. A failed load or refresh drops the entry, so the next search starts over.
  *
  * Loading and rebuilding happen on index-builder threads (`builders`), never on the API's event
  * loop: a source of 100k chunks takes seconds to read and build, and every tenant's requests share
