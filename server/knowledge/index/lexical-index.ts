@@ -5,7 +5,7 @@ import { DEFAULT_KNOWLEDGE_OPTIONS } from "../options";
 import type { IndexBuilderPool } from "./index-builder-pool";
 import { sourceLexiconDirectory } from "./index-generations";
 import type { SearchMemoryBudget } from "./search-memory-budget";
-import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
+import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, type LoadOptions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
 import { descriptorCloser, LexiconPieces, type LexiconPiecesLocation } from "./lexicon-pieces";
 import { type PairRange, type PostingList, type PostingRange, prunedTopKByTerms } from "./pruned-top-k";
 import { buffersOf, inSlices, type PackedStrings, PackedStringTable, packStrings, stringStarts, unpackStrings } from "./thread-transfer";
@@ -866,7 +866,7 @@ export class LexicalIndexCache extends SourceChunkCache<SourceLexicon> {
 		return lexicon.rank(terms, limit);
 	}
 
-	protected async loadAll(_em: EntityManager, source: SourceRef, options: { fromDatabase?: boolean } = {}): Promise<SourceLexicon> {
+	protected async loadAll(_em: EntityManager, source: SourceRef, options: LoadOptions = {}): Promise<SourceLexicon> {
 		const { directory, minChunks } = this.fileSettings;
 		const opened = directory && !options.fromDatabase ? await this.openFile(source, directory) : null;
 		if (opened) return opened;

@@ -47,6 +47,11 @@ export async function readyDocumentVersions(client: pg.Client, sourceId: string)
 	return new Map(rows.map((row) => [row.id, row.version]));
 }
 
+/** How loadAll reads a source: `fromDatabase` skips the files a process wrote before (a rebuild after a change too large to absorb). */
+export interface LoadOptions {
+	fromDatabase?: boolean;
+}
+
 /** A source, and the workspace whose share of the index-builder threads its builds take. */
 export interface SourceRef {
 	id: string;
@@ -114,11 +119,8 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 		notifications.onReset(() => this.clear());
 	}
 
-	/**
-	 * Everything the source's READY documents hold; from the files a process wrote before where
-	 * there are some, unless `fromDatabase` (a rebuild after a change too large to absorb).
-	 */
-	protected abstract loadAll(em: EntityManager, source: SourceRef, options?: { fromDatabase?: boolean }): Promise<T>;
+	/** Everything the source's READY documents hold; from the files a process wrote before where there are some, unless `options.fromDatabase`. */
+	protected abstract loadAll(em: EntityManager, source: SourceRef, options?: LoadOptions): Promise<T>;
 
 	/**
 	 * Reads the chunks of `changed` documents, then (synchronously, so a search never sees half of

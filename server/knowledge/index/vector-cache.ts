@@ -5,7 +5,7 @@ import { DEFAULT_KNOWLEDGE_OPTIONS } from "../options";
 import type { IndexBuilderPool } from "./index-builder-pool";
 import type { SearchMemoryBudget } from "./search-memory-budget";
 import { releaseArrays } from "./release-memory";
-import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
+import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, type LoadOptions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
 import { ApproximateIndex, SourceVectors } from "./source-vectors";
 import { sourceIndexDirectory } from "./vector-index-files";
 import { buffersOf, inSlices, type PackedStrings, PackedStringTable, packStrings, stringStarts, unpackStrings } from "./thread-transfer";
@@ -393,7 +393,7 @@ export class VectorCache extends SourceChunkCache<SourceVectors> {
 		return (await this.matrixFor(em, source)).search(query, limit);
 	}
 
-	protected async loadAll(_em: EntityManager, source: SourceRef, options: { fromDatabase?: boolean } = {}): Promise<SourceVectors> {
+	protected async loadAll(_em: EntityManager, source: SourceRef, options: LoadOptions = {}): Promise<SourceVectors> {
 		const restored = options.fromDatabase ? null : await this.openIndex(source);
 		if (restored) return restored;
 		const vectors = new SourceVectors(await SourceMatrix.fromTransfer(await this.builders.run(source.workspace, { kind: "matrix", sourceId: source.id })));
