@@ -60,7 +60,7 @@ describe("a large knowledge source", () => {
 		for (const text of queries()) {
 			const terms = await queryLexemes(em, text);
 			expect(lexical(held.lexicon, terms)).toEqual(lexical(built.lexicon, terms));
-			expect(held.matrix.nearest(embedBuiltin(text), 50)).toEqual(built.matrix.nearest(embedBuiltin(text), 50));
+			expect(await held.matrix.nearest(embedBuiltin(text), 50)).toEqual(built.matrix.nearest(embedBuiltin(text), 50));
 		}
 		const semantic = built.matrix.nearest(embedBuiltin(query), 50).filter((hit) => hit.similarity > 0);
 		const fused = fuseRankings(

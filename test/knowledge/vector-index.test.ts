@@ -80,12 +80,14 @@ describe("a source searched through an HNSW index file", () => {
 		expect((await readdir(join(indexDirectory, "vectors", sourceId))).some((file) => file.endsWith(".usearch"))).toBe(true);
 
 		const exact = await exactMatrix();
+		const { graphs } = first.services.search.builders;
+		const graphSearches = graphs.searches;
 		let recalled = 0;
 		for (const text of queries()) {
 			const query = embedBuiltin(text);
 			const truth = exact.nearest(query, CHUNKS);
 			const similarityOf = new Map(truth.map((hit) => [hit.chunkId, hit.similarity]));
-			const found = held.nearest(query, 50);
+			const found = await held.nearest(query, 50);
 			expect(found).toHaveLength(50);
 			// Rescored exactly: each hit's similarity is the float32 dot product.
 			for (const hit of found) expect(hit.similarity).toBeCloseTo(similarityOf.get(hit.chunkId) ?? Number.NaN, 5);
@@ -93,6 +95,8 @@ describe("a source searched through an HNSW index file", () => {
 			recalled += found.filter((hit) => best.has(hit.chunkId)).length / 50;
 		}
 		expect(recalled / queries().length).toBeGreaterThanOrEqual(0.8);
+		// The graph was searched on its own thread, not on the API's event loop.
+		expect(graphs.searches).toBe(graphSearches + queries().length);
 
 		const deletedDocument = corpus.documentIds[0];
 		const deletedChunks = new Set(await chunksOf(deletedDocument));
@@ -102,7 +106,7 @@ describe("a source searched through an HNSW index file", () => {
 			return vectors.size === CHUNKS - deletedChunks.size && vectors;
 		});
 		for (const text of queries()) {
-			const found = afterDelete.nearest(embedBuiltin(text), 300);
+			const found = await afterDelete.nearest(embedBuiltin(text), 300);
 			expect(found.length).toBeGreaterThan(0);
 			expect(found.filter((hit) => deletedChunks.has(hit.chunkId))).toEqual([]);
 		}
@@ -155,7 +159,7 @@ describe("a source searched through an HNSW index file", () => {
 		expect(cache.statistics).toMatchObject({ fullLoads: 0, restoredLoads: 1 });
 		const generation = opened.approximate?.generation.name;
 		expect(opened.pendingFold).toBeGreaterThan(0);
-		const rankings = queries().map((text) => opened.nearest(embedBuiltin(text), 20).map((hit) => hit.chunkId));
+		const rankings = await Promise.all(queries().map(async (text) => (await opened.nearest(embedBuiltin(text), 20)).map((hit) => hit.chunkId)));
 
 		await eventually(async () => cache.indexStatistics.builds >= 1, 60_000, "the fold");
 		const folded = await cache.matrixFor(em, source());
@@ -166,7 +170,7 @@ describe("a source searched through an HNSW index file", () => {
 		expect(folded.size).toBe(exact.size);
 		let same = 0;
 		for (const [position, text] of queries().entries()) {
-			const now = folded.nearest(embedBuiltin(text), 20).map((hit) => hit.chunkId);
+			const now = (await folded.nearest(embedBuiltin(text), 20)).map((hit) => hit.chunkId);
 			same += now.filter((chunkId) => rankings[position].includes(chunkId)).length / 20;
 		}
 		// A new graph, so not identical, but the same neighbourhoods.

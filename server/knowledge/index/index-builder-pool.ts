@@ -1,6 +1,7 @@
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
+import { GraphSearchThread } from "./graph-search-thread";
 import type { InvertedLexicon, LexiconPairs, LexiconTransfer } from "./lexical-index";
 import type { MatrixTransfer } from "./vector-cache";
 import type { VectorIndexTransfer } from "./vector-index-files";
@@ -124,6 +125,8 @@ export class IndexBuilderPool {
 	private nextId = 0;
 	private closed = false;
 	private readonly entry = builderThreadEntry(import.meta.url);
+	/** The thread the HNSW graphs are viewed and searched on (not one of the pool's: it never waits for a build). */
+	readonly graphs = new GraphSearchThread(() => this.spawnThread());
 	/** Tasks completed, by kind; for operators, the benchmark and tests. */
 	readonly completed: Record<BuildTask["kind"], number> = { lexicon: 0, "open-lexicon": 0, "lexicon-file": 0, matrix: 0, "invert-lexicon": 0, "embed-builtin": 0, "vector-index": 0, "open-vector-index": 0 };
 	/** Threads started (a whole-source task's thread exits after it; other threads are kept idle for a while). */
@@ -154,7 +157,7 @@ export class IndexBuilderPool {
 		for (const { timer } of this.idle) clearTimeout(timer);
 		const threads = [...this.idle.map(({ worker }) => worker), ...this.busy];
 		this.idle = [];
-		await Promise.all(threads.map((worker) => worker.terminate()));
+		await Promise.all([...threads.map((worker) => worker.terminate()), this.graphs.close()]);
 	}
 
 	private dispatch(): void {
@@ -234,12 +237,16 @@ export class IndexBuilderPool {
 
 	private spawn(): Worker {
 		this.threadsStarted++;
-		const worker = new Worker(this.entry.code, { eval: this.entry.eval, workerData: { databaseUrl: this.databaseUrl } });
+		const worker = this.spawnThread();
 		// An idle thread that dies (it should not) leaves the idle list.
 		worker.on("exit", () => {
 			this.idle = this.idle.filter((parked) => parked.worker !== worker);
 		});
 		worker.on("error", () => {});
 		return worker;
+	}
+
+	private spawnThread(): Worker {
+		return new Worker(this.entry.code, { eval: this.entry.eval, workerData: { databaseUrl: this.databaseUrl } });
 	}
 }

@@ -2,15 +2,20 @@
  * An index-builder thread (server/knowledge/index/index-builder-pool.ts): reads a source's chunks
  * from PostgreSQL through a cursor, a page at a time, builds its lexicon or vector matrix, and
  * hands it back as transferred typed arrays; or re-inverts a lexicon's postings; or embeds an
- * ingested document's chunks with the builtin embedder. One task at a time. Built as its own entry point (scripts/build.ts: dist/index-builder.js); run from source
- * under tsx in tests.
+ * ingested document's chunks with the builtin embedder. One task at a time. The graph-search
+ * thread runs this entry too, answering graph requests (graph-views.ts) instead of tasks. Built
+ * as its own entry point (scripts/build.ts: dist/index-builder.js); run from source under tsx in
+ * tests.
  */
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { parentPort, workerData } from "node:worker_threads";
 import pg from "pg";
 import { BUILTIN_DIMENSIONS, embedBuiltin } from "../embed/builtin-embedder";
 import type { BuildReply, BuildRequest, BuildTask } from "./index-builder-pool";
 import { invertLexicon, type LexicalChunkRow, lexicalChunkRowsSql, SourceLexicon } from "./lexical-index";
 import { foldLexiconFile, readLexiconFile, writeLexiconFile } from "./lexicon-files";
+import { type GraphRequest, GraphViews } from "./graph-views";
 import { buffersOf } from "./thread-transfer";
 import { SourceMatrix, type VectorChunkRow, vectorChunkRowsSql } from "./vector-cache";
 import { buildVectorIndex, openVectorIndex } from "./vector-index-build";
@@ -130,7 +135,33 @@ async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBu
 	}
 }
 
-parentPort?.on("message", ({ id, task }: BuildRequest) => {
+/** The graph-search thread (graph-search-thread.ts) runs this entry too, and is sent graph requests only. */
+let graphs: GraphViews | undefined;
+let collectGarbage: (() => void) | undefined;
+
+function answerGraphRequest(request: GraphRequest): void {
+	graphs ??= new GraphViews();
+	const answer = graphs.handle(request);
+	if (answer) parentPort?.postMessage(answer.reply, answer.transfer);
+	if (request.op === "close") {
+		// A let-go graph stays mapped until its native index is collected, and this thread allocates
+		// little: collect now (this thread's small heap, a pause of its own, not the API's).
+		collectGarbage ??= exposedGarbageCollector();
+		collectGarbage();
+	}
+}
+
+function exposedGarbageCollector(): () => void {
+	setFlagsFromString("--expose-gc");
+	return runInNewContext("gc") as () => void;
+}
+
+parentPort?.on("message", (message: BuildRequest | GraphRequest) => {
+	if ("op" in message) {
+		answerGraphRequest(message);
+		return;
+	}
+	const { id, task } = message;
 	run(task).then(
 		({ result, buffers }) => parentPort?.postMessage({ id, result } as BuildReply, buffers),
 		(error: unknown) => parentPort?.postMessage({ id, failure: error instanceof Error ? error.message : String(error) } satisfies BuildReply),

@@ -1,43 +1,38 @@
-import { closeSync, openSync, readSync } from "node:fs";
-import type { Index } from "usearch";
+import type { GraphSearchThread, ViewedGraphHandle } from "./graph-search-thread";
 import type { CachedSource, DocumentVersions } from "./source-chunk-cache";
 import { inSlices, PackedStringTable, unpackStrings } from "./thread-transfer";
 import { SourceMatrix } from "./vector-cache";
-import { graphPath, HNSW_CANDIDATES, HNSW_RESCORED, hnswIndex, segmentPath, type VectorIndexTransfer } from "./vector-index-files";
+import { HNSW_CANDIDATES, HNSW_RESCORED, type VectorIndexTransfer } from "./vector-index-files";
 
 /**
- * One generation of a source's HNSW index (vector-index-files.ts), opened on the API's thread: the
- * graph memory-mapped (`view`: opening is milliseconds and nothing is copied; it is immutable), the
- * float32 vectors read back for the candidates only. Chunks of documents removed since the
- * generation was built are dead keys: skipped, and asked for in excess so they never crowd out
- * live ones (removal stays exact). The graph's best candidates by its int8 similarity are
- * rescored exactly from the float32 vectors (a read of each from the page cache).
+ * One generation of a source's HNSW index (vector-index-files.ts) as the API's thread holds it:
+ * which chunk and document each key is, and which keys are dead. The graph itself is viewed
+ * (memory-mapped, immutable) and searched on the graph-search thread (graph-search-thread.ts),
+ * which rescores the graph's best candidates exactly from the float32 vectors. Chunks of documents
+ * removed since the generation was built are dead keys: skipped there (the flags are shared
+ * memory, written here), and asked for in excess so they never crowd out live ones (removal
+ * stays exact).
  */
 export class ApproximateIndex {
-	private readonly index: Index;
 	private readonly dead: Uint8Array;
 	private deadCount = 0;
-	private readonly row: Float32Array;
-	private readonly rowBytes: Uint8Array;
 
 	/** Decoded only for the hits a search returns. */
 	private readonly chunkIds: PackedStringTable;
+	private graph: ViewedGraphHandle | null = null;
 
 	private constructor(
 		readonly generation: VectorIndexTransfer,
 		readonly keysOfDocument: Map<string, number[]>,
 		readonly versions: DocumentVersions,
+		private readonly graphs: GraphSearchThread,
 	) {
-		this.index = hnswIndex(generation.dimensions);
 		this.chunkIds = new PackedStringTable(generation.chunkIds, generation.chunkIdStarts);
-		this.index.view(graphPath(generation.directory, generation.name));
-		this.dead = new Uint8Array(generation.count);
+		this.dead = new Uint8Array(new SharedArrayBuffer(generation.count));
 		for (let key = 0; key < generation.count; key++) if (generation.documentOfKey[key] < 0) this.dead[key] = 1;
-		this.row = new Float32Array(generation.dimensions);
-		this.rowBytes = new Uint8Array(this.row.buffer);
 	}
 
-	static async fromTransfer(generation: VectorIndexTransfer): Promise<ApproximateIndex> {
+	static async fromTransfer(generation: VectorIndexTransfer, graphs: GraphSearchThread): Promise<ApproximateIndex> {
 		const documentIds = unpackStrings(generation.documentIds);
 		const documentVersions = unpackStrings(generation.versions);
 		const versions: DocumentVersions = new Map();
@@ -50,7 +45,10 @@ export class ApproximateIndex {
 			if (keys) keys.push(key);
 			else keysOfDocument.set(documentIds[document], [key]);
 		});
-		return new ApproximateIndex(generation, keysOfDocument, versions);
+		const index = new ApproximateIndex(generation, keysOfDocument, versions, graphs);
+		const { directory, name, dimensions, segments } = generation;
+		index.graph = await graphs.view(index, { directory, name, dimensions, segments, dead: index.dead.buffer as SharedArrayBuffer });
+		return index;
 	}
 
 	get dimensions(): number {
@@ -63,7 +61,7 @@ export class ApproximateIndex {
 	}
 
 	get size(): number {
-		return this.index.size() - this.deadCount;
+		return (this.graph?.size ?? 0) - this.deadCount;
 	}
 
 	/** The mapped graph (searches bring its pages into memory) and the per-key bookkeeping. */
@@ -84,50 +82,12 @@ export class ApproximateIndex {
 		return true;
 	}
 
-	nearest(query: Float32Array, limit: number): { chunkId: string; similarity: number }[] {
-		if (query.length !== this.dimensions || this.size === 0) return [];
-		const wanted = Math.min(this.index.size(), Math.max(HNSW_CANDIDATES, limit + this.deadCount));
-		const { keys } = this.index.search(query, wanted, 1);
-		const used: number[] = [];
-		for (let dimension = 0; dimension < query.length; dimension++) if (query[dimension] !== 0) used.push(dimension);
-		const hits: { key: number; similarity: number }[] = [];
-		const rescored = Math.max(HNSW_RESCORED, limit);
-		// Opened per search (microseconds), so nothing outlives this index but the mapped graph.
-		const descriptors = new Map<number, number>();
-		try {
-			for (const bigKey of keys) {
-				const key = Number(bigKey);
-				if (this.dead[key]) continue;
-				hits.push({ key, similarity: this.exactSimilarity(key, query, used, descriptors) });
-				if (hits.length === rescored) break;
-			}
-		} finally {
-			for (const descriptor of descriptors.values()) closeSync(descriptor);
-		}
+	async nearest(query: Float32Array, limit: number): Promise<{ chunkId: string; similarity: number }[]> {
+		if (!this.graph || query.length !== this.dimensions || this.size === 0) return [];
+		const candidates = Math.max(HNSW_CANDIDATES, limit + this.deadCount);
+		const { keys, similarities } = await this.graphs.search(this.graph, query, candidates, Math.max(HNSW_RESCORED, limit), limit);
 		// Only the returned hits' ids are decoded.
-		return hits
-			.sort((a, b) => b.similarity - a.similarity)
-			.slice(0, limit)
-			.map(({ key, similarity }) => ({ chunkId: this.chunkId(key), similarity }));
-	}
-
-	private chunkId(key: number): string {
-		return this.chunkIds.at(key);
-	}
-
-	private exactSimilarity(key: number, query: Float32Array, used: number[], descriptors: Map<number, number>): number {
-		const { segments, directory } = this.generation;
-		let segment = segments.length - 1;
-		while (segment > 0 && segments[segment].from > key) segment--;
-		let descriptor = descriptors.get(segment);
-		if (descriptor === undefined) {
-			descriptor = openSync(segmentPath(directory, segments[segment].file), "r");
-			descriptors.set(segment, descriptor);
-		}
-		readSync(descriptor, this.rowBytes, 0, this.rowBytes.length, (key - segments[segment].from) * this.rowBytes.length);
-		let similarity = 0;
-		for (const dimension of used) similarity += query[dimension] * this.row[dimension];
-		return similarity;
+		return Array.from(keys, (key, index) => ({ chunkId: this.chunkIds.at(key), similarity: similarities[index] }));
 	}
 }
 
@@ -172,15 +132,17 @@ export class SourceVectors implements CachedSource {
 		return this.tail.memoryBytes() + (this.approximate?.memoryBytes() ?? 0);
 	}
 
-	nearest(query: Float32Array, limit: number): { chunkId: string; similarity: number }[] {
-		if (!this.approximate) return this.tail.nearest(query, limit);
-		const hits = [...this.approximate.nearest(query, limit), ...this.tail.nearest(query, limit)];
+	/**
+	 * The nearest chunks: the graph's (searched on the graph-search thread) merged with the exact
+	 * tail's; without a graph, the exact matrix, scanned in slices that leave the event loop free
+	 * between them when it is large.
+	 */
+	async nearest(query: Float32Array, limit: number): Promise<{ chunkId: string; similarity: number }[]> {
+		const { approximate } = this;
+		if (!approximate) return this.tail.nearestInSlices(query, limit);
+		const fromGraph = approximate.nearest(query, limit);
+		const hits = [...this.tail.nearest(query, limit), ...(await fromGraph)];
 		return hits.sort((a, b) => b.similarity - a.similarity).slice(0, limit);
-	}
-
-	/** nearest's result for a search: a large exact matrix (no graph yet) is scanned in slices that leave the event loop free between them. */
-	async search(query: Float32Array, limit: number): Promise<{ chunkId: string; similarity: number }[]> {
-		return this.approximate ? this.nearest(query, limit) : this.tail.nearestInSlices(query, limit);
 	}
 
 	/** Removes `removedDocuments` (from the graph or the tail), then adds `delta`'s chunks to the tail. */

@@ -390,7 +390,7 @@ export class VectorCache extends SourceChunkCache<SourceVectors> {
 	}
 
 	async nearest(em: EntityManager, source: SourceRef, query: Float32Array, limit: number): Promise<{ chunkId: string; similarity: number }[]> {
-		return (await this.matrixFor(em, source)).search(query, limit);
+		return (await this.matrixFor(em, source)).nearest(query, limit);
 	}
 
 	protected async loadAll(_em: EntityManager, source: SourceRef, options: LoadOptions = {}): Promise<SourceVectors> {
@@ -431,7 +431,7 @@ export class VectorCache extends SourceChunkCache<SourceVectors> {
 		try {
 			const generation = await this.builders.run(source.workspace, { kind: "open-vector-index", sourceId: source.id, directory });
 			if (!generation) return null;
-			const approximate = await ApproximateIndex.fromTransfer(generation);
+			const approximate = await ApproximateIndex.fromTransfer(generation, this.builders.graphs);
 			const tail = new SourceMatrix();
 			tail.dimensions = approximate.dimensions;
 			const vectors = new SourceVectors(tail, approximate);
@@ -453,7 +453,7 @@ export class VectorCache extends SourceChunkCache<SourceVectors> {
 			.run(source.workspace, { kind: "vector-index", sourceId: source.id, directory })
 			.then(async (generation) => {
 				if (!generation) return;
-				vectors.adopt(await ApproximateIndex.fromTransfer(generation));
+				vectors.adopt(await ApproximateIndex.fromTransfer(generation, this.builders.graphs));
 				this.indexStatistics.builds++;
 				// The generation holds its build's snapshot: the next search catches up by document versions.
 				this.invalidate(source.id);

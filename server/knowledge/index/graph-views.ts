@@ -1,0 +1,121 @@
+import { closeSync, openSync, readSync } from "node:fs";
+import type { Index } from "usearch";
+import { graphPath, hnswIndex, segmentPath, type VectorSegment } from "./vector-index-files";
+
+/**
+ * What the graph-search thread (graph-search-thread.ts) needs to view a generation's HNSW graph
+ * and rescore its candidates: where its files are, and the keys dead since it was built, shared
+ * with the API's thread (which marks them as documents are removed) rather than copied.
+ */
+export interface GraphDescription {
+	directory: string;
+	name: string;
+	dimensions: number;
+	segments: VectorSegment[];
+	/** One byte per key, 1 = dead: a SharedArrayBuffer the API's thread writes and this thread reads. */
+	dead: SharedArrayBuffer;
+}
+
+export type GraphRequest =
+	| { graph: number; op: "view"; request: number; description: GraphDescription }
+	| { graph: number; op: "search"; request: number; query: Float32Array; candidates: number; rescored: number; limit: number }
+	| { graph: number; op: "close" };
+
+export type GraphReply =
+	| { request: number; size: number }
+	| { request: number; keys: Int32Array<ArrayBuffer>; similarities: Float32Array<ArrayBuffer> }
+	| { request: number; failure: string };
+
+/** The best `limit` live keys of a search, by exact similarity, best first. */
+export interface GraphHits {
+	keys: Int32Array<ArrayBuffer>;
+	similarities: Float32Array<ArrayBuffer>;
+}
+
+/**
+ * One generation's graph as the graph-search thread holds it: memory-mapped (`view`, which walks
+ * every node: a few hundred milliseconds at a million keys, here rather than on the API's event
+ * loop) and searched there, its best candidates by int8 similarity rescored exactly from the
+ * float32 vectors of the generation's segment files (a positional read of each from the page cache).
+ */
+class ViewedGraph {
+	private readonly index: Index;
+	private readonly dead: Uint8Array;
+	private readonly row: Float32Array;
+	private readonly rowBytes: Uint8Array;
+
+	constructor(private readonly description: GraphDescription) {
+		this.index = hnswIndex(description.dimensions);
+		this.index.view(graphPath(description.directory, description.name));
+		this.dead = new Uint8Array(description.dead);
+		this.row = new Float32Array(description.dimensions);
+		this.rowBytes = new Uint8Array(this.row.buffer);
+	}
+
+	get size(): number {
+		return this.index.size();
+	}
+
+	/** Asks the graph for `candidates` keys, rescores the first `rescored` live ones exactly, returns the best `limit`. */
+	nearest(query: Float32Array, candidates: number, rescored: number, limit: number): GraphHits {
+		const { keys } = this.index.search(query, Math.min(this.index.size(), candidates), 1);
+		const used: number[] = [];
+		for (let dimension = 0; dimension < query.length; dimension++) if (query[dimension] !== 0) used.push(dimension);
+		const hits: { key: number; similarity: number }[] = [];
+		// Opened per search (microseconds), so nothing outlives the view but the mapped graph.
+		const descriptors = new Map<number, number>();
+		try {
+			for (const bigKey of keys) {
+				const key = Number(bigKey);
+				if (this.dead[key]) continue;
+				hits.push({ key, similarity: this.exactSimilarity(key, query, used, descriptors) });
+				if (hits.length === rescored) break;
+			}
+		} finally {
+			for (const descriptor of descriptors.values()) closeSync(descriptor);
+		}
+		const best = hits.sort((a, b) => b.similarity - a.similarity).slice(0, limit);
+		return { keys: Int32Array.from(best, (hit) => hit.key), similarities: Float32Array.from(best, (hit) => hit.similarity) };
+	}
+
+	private exactSimilarity(key: number, query: Float32Array, used: number[], descriptors: Map<number, number>): number {
+		const { segments, directory } = this.description;
+		let segment = segments.length - 1;
+		while (segment > 0 && segments[segment].from > key) segment--;
+		let descriptor = descriptors.get(segment);
+		if (descriptor === undefined) {
+			descriptor = openSync(segmentPath(directory, segments[segment].file), "r");
+			descriptors.set(segment, descriptor);
+		}
+		readSync(descriptor, this.rowBytes, 0, this.rowBytes.length, (key - segments[segment].from) * this.rowBytes.length);
+		let similarity = 0;
+		for (const dimension of used) similarity += query[dimension] * this.row[dimension];
+		return similarity;
+	}
+}
+
+/** The graphs the graph-search thread holds, by the number the API's thread gave each. */
+export class GraphViews {
+	private readonly graphs = new Map<number, ViewedGraph>();
+
+	/** Answers a request (a close has no answer); the typed arrays of a search's answer are to be transferred. */
+	handle(request: GraphRequest): { reply: GraphReply; transfer: ArrayBuffer[] } | null {
+		if (request.op === "close") {
+			this.graphs.delete(request.graph);
+			return null;
+		}
+		try {
+			if (request.op === "view") {
+				const graph = new ViewedGraph(request.description);
+				this.graphs.set(request.graph, graph);
+				return { reply: { request: request.request, size: graph.size }, transfer: [] };
+			}
+			const graph = this.graphs.get(request.graph);
+			if (!graph) throw new Error(`The graph ${request.graph} is not open on the graph-search thread`);
+			const hits = graph.nearest(request.query, request.candidates, request.rescored, request.limit);
+			return { reply: { request: request.request, ...hits }, transfer: [hits.keys.buffer, hits.similarities.buffer] };
+		} catch (error) {
+			return { reply: { request: request.request, failure: error instanceof Error ? error.message : String(error) }, transfer: [] };
+		}
+	}
+}
