@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { invertLexicon, type LexicalChunkRow, SourceLexicon } from "../../server/knowledge/index/lexical-index";
 import { rankLexically } from "../../server/knowledge/search/rank-lexically";
+import { WINDOW_SLOTS } from "../../server/knowledge/index/pruned-top-k";
 import { deltaOf, zipfCorpus } from "./zipf-lexicon-corpus";
 
 
@@ -78,5 +79,15 @@ describe("pruned BM25 top-k (MaxScore)", () => {
 		lexicon.absorb([], deltaOf(long));
 		expect(lexicon.compactionDue).toBe(true);
 		expectSameTopK(lexicon, Array.from({ length: 20 }, () => corpus.query(false)), LIMITS);
+	});
+
+	it("matches the exhaustive top-k over many windows of slots, frequent words included (where most chunks are pruned)", () => {
+		const corpus = zipfCorpus(23, 800);
+		const lexicon = SourceLexicon.fromRows(Array.from({ length: 4000 }, (_, index) => corpus.documentRows(`doc${index}`, 0)).flat());
+		expect(lexicon.size).toBeGreaterThan(10 * WINDOW_SLOTS);
+		// Two to four of the 40 most frequent words, each in a large share of the chunks, and the usual queries.
+		const frequent = Array.from({ length: 20 }, (_, index) => new Map(Array.from({ length: 2 + (index % 3) }, (_, word) => [`t${(index * 7 + word * 13) % 40}`, 1] as [string, number])));
+		for (const query of frequent) expect(query.size > 0 && [...query.keys()].every((word) => lexicon.documentFrequencyOf(word) > 0)).toBe(true);
+		expectSameTopK(lexicon, [...frequent, ...Array.from({ length: 20 }, (_, index) => corpus.query(index % 2 === 1))], LIMITS);
 	});
 });

@@ -7,7 +7,7 @@ import { sourceLexiconDirectory } from "./index-generations";
 import type { SearchMemoryBudget } from "./search-memory-budget";
 import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, type LoadOptions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
 import { descriptorCloser, LexiconPieces, type LexiconPiecesLocation } from "./lexicon-pieces";
-import { type PairRange, type PostingList, type PostingRange, prunedTopKByTerms } from "./pruned-top-k";
+import { type PairRange, type PostingList, type PostingRange, prunedTopK, WINDOW_SLOTS } from "./pruned-top-k";
 import { buffersOf, inSlices, type PackedStrings, PackedStringTable, packStrings, stringStarts, unpackStrings } from "./thread-transfer";
 
 /**
@@ -59,13 +59,6 @@ class TailPostings {
 		return this.slots.byteLength + this.frequencies.byteLength;
 	}
 }
-
-/**
- * What reading one slot's pairs from a lexicon file costs (two positional reads, a few
- * microseconds), in postings scored: a pruned ranking of a lexicon in pieces completes a candidate
- * from its own pairs only when that beats reading the lists left.
- */
-const SLOT_READ_COST = 1000;
 
 const NO_POSTINGS: PostingRange = { slots: new Int32Array(0), frequencies: new Uint8Array(0), start: 0, end: 0 };
 
@@ -139,8 +132,8 @@ export class SourceLexicon implements CachedSource {
 	 */
 	private scores = new Float32Array(1024);
 	private touched = new Int32Array(1024);
-	/** Per-query scratch: a term's position in the query, -1 for the others. */
-	private queryIndexOfTerm = new Int32Array(1024).fill(-1);
+	/** Per-query scratch of the pruned ranking: one window's partial scores. */
+	private readonly windowScores = new Float32Array(WINDOW_SLOTS);
 	/**
 	 * Opened in pieces (lexicon-pieces.ts): the base's postings and the pairs of its slots are in
 	 * the file, read as a search needs them; `postings`, `frequencies` and `pairTerms` /
@@ -285,27 +278,18 @@ export class SourceLexicon implements CachedSource {
 	 */
 	rank(queryTerms: Map<string, number>, limit: number): LexicalHit[] {
 		if (!this.boundsHold) return this.rankExhaustive(queryTerms, limit);
+		const weighted = this.weightedTerms(queryTerms);
+		const ranges = weighted.map(({ term }) => (term + 1 < this.offsets.length ? { start: this.offsets[term], end: this.offsets[term + 1] } : { start: 0, end: 0 }));
+		// In pieces, the query's lists are read from the file together (the ranking moves through all of them at once).
+		const base = this.pieces ? this.pieces.postingLists(ranges) : ranges.map(({ start, end }) => ({ slots: this.postings, frequencies: this.frequencies, start, end }));
+		if (!base) return this.rankExhaustive(queryTerms, limit);
 		const lists: PostingList[] = [];
-		const weights: number[] = [];
-		const queryTermIds: number[] = [];
-		for (const { term, weight } of this.weightedTerms(queryTerms)) {
-			const queryIndex = weights.length;
-			weights.push(weight);
-			queryTermIds.push(term);
-			const baseLength = term + 1 < this.offsets.length ? this.offsets[term + 1] - this.offsets[term] : 0;
-			if (baseLength > 0) lists.push({ queryIndex, weight, length: baseLength, largestBound: this.termBounds[term], read: () => this.basePostings(term) });
+		weighted.forEach(({ term, weight }, index) => {
+			if (base[index].end > base[index].start) lists.push({ ...base[index], weight, largestBound: this.termBounds[term] });
 			const recent = this.tail.get(term);
-			if (recent) {
-				const range = { slots: recent.slots, frequencies: recent.frequencies, start: 0, end: recent.length };
-				lists.push({ queryIndex, weight, length: recent.length, largestBound: recent.largestBound, read: () => range });
-			}
-		}
-		if (this.queryIndexOfTerm.length < this.termNames.length) this.queryIndexOfTerm = new Int32Array(Math.max(1024, 2 * this.termNames.length)).fill(-1);
-		const { live, lengthNorms, scores: partialScores, touched, queryIndexOfTerm } = this;
-		const pairsPerSlot = this.slotCount > 0 ? this.pairCount / this.slotCount : 1;
-		const slotCost = pairsPerSlot + (this.pieces ? SLOT_READ_COST : 0);
-		const input = { live, lengthNorms, pairsOf: (slot: number) => this.pairsOf(slot), slotCost, scores: partialScores, touched, queryIndexOfTerm };
-		const { slots, scores } = prunedTopKByTerms(lists, weights, queryTermIds, input, limit);
+			if (recent) lists.push({ slots: recent.slots, frequencies: recent.frequencies, start: 0, end: recent.length, weight, largestBound: recent.largestBound });
+		});
+		const { slots, scores } = prunedTopK(lists, { live: this.live, lengthNorms: this.lengthNorms, slotCount: this.slotCount, windowScores: this.windowScores }, limit);
 		return slots.map((slot, index) => ({ chunkId: this.chunkIdOf(slot), slot, score: scores[index] }));
 	}
 
@@ -351,9 +335,10 @@ export class SourceLexicon implements CachedSource {
 	/**
 	 * The query's terms held here (live), with their BM25 weights, in the order both rankings add
 	 * them: the largest bound on what one posting can add first (rare and heavily weighted terms),
-	 * ties by term. Pruning (pruned-top-k.ts) reads lists in this order and stops once the bounds of
-	 * the lists left cannot change the top k, so what goes unread is the long lists of frequent
-	 * words and the light feedback terms. Both rankings share it, so their float32 sums are the same.
+	 * ties by term. Pruning (pruned-top-k.ts) draws chunks from the first lists and looks the last
+	 * ones up only for chunks that could still enter the top k, so what goes mostly unread is the
+	 * long lists of frequent words and the light feedback terms. Both rankings share it, so their
+	 * float32 sums are the same.
 	 */
 	private weightedTerms(queryTerms: Map<string, number>): { term: number; weight: number }[] {
 		const weighted: { term: number; weight: number; bound: number }[] = [];

@@ -33,6 +33,15 @@ export function descriptorCloser(): FinalizationRegistry<number> {
 	});
 }
 
+/**
+ * Postings a query's lists may hold together when read at once (20 MB of buffers); a query over
+ * more (dozens of words each in most chunks of a million) is ranked list by list.
+ */
+const MAX_QUERY_POSTINGS = 4 * 1024 * 1024;
+
+/** Postings the reused buffers keep room for between queries (5 MB); larger reads use buffers of their own. */
+const KEPT_QUERY_POSTINGS = 1024 * 1024;
+
 /** Reused buffers for a read of two parallel arrays: ids (slots or terms) and their counts. */
 interface ParallelBuffers {
 	ids: Int32Array;
@@ -67,6 +76,27 @@ export class LexiconPieces {
 		return { slots: ids, frequencies: counts, start: 0, end: end - start };
 	}
 
+	/**
+	 * The postings of several ranges at once, one after another in one buffer (valid until the next
+	 * read of postings): a query's lists, for a ranking that moves through all of them together.
+	 * Null past MAX_QUERY_POSTINGS (the caller ranks list by list instead).
+	 */
+	postingLists(ranges: { start: number; end: number }[]): PostingRange[] | null {
+		const total = ranges.reduce((sum, { start, end }) => sum + end - start, 0);
+		if (total > MAX_QUERY_POSTINGS) return null;
+		// Kept for the next query up to KEPT_QUERY_POSTINGS; a larger read gets buffers of its own.
+		const buffers = total <= KEPT_QUERY_POSTINGS ? this.grownListBuffers(total) : { ids: new Int32Array(total), counts: new Uint8Array(total) };
+		let at = 0;
+		return ranges.map(({ start, end }) => {
+			const length = end - start;
+			this.read("postings", start, end, buffers.ids.subarray(at, at + length));
+			this.read("frequencies", start, end, buffers.counts.subarray(at, at + length));
+			const range = { slots: buffers.ids, frequencies: buffers.counts, start: at, end: at + length };
+			at += length;
+			return range;
+		});
+	}
+
 	/** Pairs [start, end) of the file's chunk-major arrays (valid until the next read of pairs). */
 	pairs(start: number, end: number): PairRange {
 		const { ids, counts } = this.readParallel(this.pairBuffers, "pairTerms", "pairFrequencies", start, end);
@@ -80,19 +110,28 @@ export class LexiconPieces {
 
 	/** Elements [start, end) of two parallel arrays (ids and their counts) into `buffers`, grown first if too small. */
 	private readParallel(buffers: ParallelBuffers, idArray: ArrayLeftOnDisk, countArray: ArrayLeftOnDisk, start: number, end: number): ParallelBuffers {
-		if (buffers.ids.length < end - start) {
-			buffers.ids = new Int32Array(Math.max(end - start, 2 * buffers.ids.length));
-			buffers.counts = new Uint8Array(buffers.ids.length);
-		}
+		grow(buffers, end - start);
 		this.read(idArray, start, end, buffers.ids);
 		this.read(countArray, start, end, buffers.counts);
 		return buffers;
+	}
+
+	private grownListBuffers(length: number): ParallelBuffers {
+		grow(this.listBuffers, length);
+		return this.listBuffers;
 	}
 
 	private read(array: ArrayLeftOnDisk, start: number, end: number, into: Int32Array | Uint8Array): void {
 		const width = into.BYTES_PER_ELEMENT;
 		readFully(this.descriptor, new Uint8Array(into.buffer, into.byteOffset, (end - start) * width), this.location.offsets[array] + start * width);
 	}
+}
+
+/** Grows `buffers` (doubling) to hold `length` elements. */
+function grow(buffers: ParallelBuffers, length: number): void {
+	if (buffers.ids.length >= length) return;
+	buffers.ids = new Int32Array(Math.max(length, 2 * buffers.ids.length));
+	buffers.counts = new Uint8Array(buffers.ids.length);
 }
 
 export function readFully(descriptor: number, bytes: Uint8Array, position: number): void {
