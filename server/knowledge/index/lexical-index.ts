@@ -284,10 +284,13 @@ export class SourceLexicon implements CachedSource {
 		const base = this.pieces ? this.pieces.postingLists(ranges) : ranges.map(({ start, end }) => ({ slots: this.postings, frequencies: this.frequencies, start, end }));
 		if (!base) return this.rankExhaustive(queryTerms, limit);
 		const lists: PostingList[] = [];
+		// One object shape for every list (the ranking's code stays monomorphic).
+		const list = (slots: Int32Array, frequencies: Uint8Array, start: number, end: number, weight: number, largestBound: number): PostingList => ({ slots, frequencies, start, end, weight, largestBound });
 		weighted.forEach(({ term, weight }, index) => {
-			if (base[index].end > base[index].start) lists.push({ ...base[index], weight, largestBound: this.termBounds[term] });
+			const { slots, frequencies, start, end } = base[index];
+			if (end > start) lists.push(list(slots, frequencies, start, end, weight, this.termBounds[term]));
 			const recent = this.tail.get(term);
-			if (recent) lists.push({ slots: recent.slots, frequencies: recent.frequencies, start: 0, end: recent.length, weight, largestBound: recent.largestBound });
+			if (recent) lists.push(list(recent.slots, recent.frequencies, 0, recent.length, weight, recent.largestBound));
 		});
 		const { slots, scores } = prunedTopK(lists, { live: this.live, lengthNorms: this.lengthNorms, slotCount: this.slotCount, windowScores: this.windowScores }, limit);
 		return slots.map((slot, index) => ({ chunkId: this.chunkIdOf(slot), slot, score: scores[index] }));

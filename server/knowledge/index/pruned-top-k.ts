@@ -85,7 +85,7 @@ export interface RankingInput {
 export function prunedTopK(lists: PostingList[], input: RankingInput, limit: number): ScoredSlots {
 	const best = new TopK(Math.max(0, limit));
 	if (limit <= 0 || lists.length === 0) return best.sorted();
-	const { live, lengthNorms, slotCount, windowScores } = input;
+	const { lengthNorms, slotCount, windowScores } = input;
 	const count = lists.length;
 	// boundFrom[i]: what lists i.. can add to a chunk together.
 	const boundFrom = new Float64Array(count + 1);
@@ -95,90 +95,115 @@ export function prunedTopK(lists: PostingList[], input: RankingInput, limit: num
 	let threshold = Number.NEGATIVE_INFINITY;
 	let essential = count;
 
+	// Small functions of one shape each: V8 optimizes them after a few queries, where one large
+	// function was deoptimized and recompiled for tens of queries (each run meanwhile unoptimized).
 	for (;;) {
 		while (essential > 0 && boundFrom[essential - 1] * PRUNING_MARGIN <= threshold) essential--;
-		// The next window starts at the first slot left in an essential list.
-		let windowStart = slotCount;
-		for (let index = 0; index < essential; index++) {
-			const list = lists[index];
-			if (cursors[index] < list.end) windowStart = Math.min(windowStart, list.slots[cursors[index]]);
-		}
+		const windowStart = nextSlot(lists, cursors, essential, slotCount);
 		if (windowStart >= slotCount) break;
 		const windowEnd = Math.min(slotCount, windowStart + WINDOW_SLOTS);
-
-		let candidates = 0;
-		for (let index = 0; index < essential; index++) {
-			const { slots, frequencies, end, weight } = lists[index];
-			let position = cursors[index];
-			for (; position < end; position++) {
-				const slot = slots[position];
-				if (slot >= windowEnd) break;
-				if (live[slot] === 0) continue;
-				const frequency = frequencies[position];
-				const offset = slot - windowStart;
-				if (windowScores[offset] === 0) candidates++;
-				windowScores[offset] += (weight * frequency) / (frequency + lengthNorms[slot]);
-				marks[offset >> 5] |= 1 << (offset & 31);
-			}
-			cursors[index] = position;
-		}
+		for (let index = 0; index < essential; index++) cursors[index] = addPostings(lists[index], cursors[index], windowStart, windowEnd, input, marks);
 
 		// Many candidates and few non-essential postings here: adding those postings to the candidates
 		// (in list order, as the exhaustive pass) costs less than looking each candidate up in each list.
 		let postingsHere = 0;
 		for (let index = essential; index < count; index++) postingsHere += ((lists[index].end - cursors[index]) * (windowEnd - windowStart)) / (slotCount - windowStart);
-		const scanned = candidates * (count - essential) * LOOKUP_COST > postingsHere;
-		if (scanned) {
-			for (let index = essential; index < count; index++) {
-				const { slots, frequencies, end, weight } = lists[index];
-				let position = advanceTo(lists[index], cursors[index], windowStart);
-				for (; position < end; position++) {
-					const slot = slots[position];
-					if (slot >= windowEnd) break;
-					const offset = slot - windowStart;
-					if ((marks[offset >> 5] & (1 << (offset & 31))) === 0) continue;
-					const frequency = frequencies[position];
-					windowScores[offset] += (weight * frequency) / (frequency + lengthNorms[slot]);
-				}
-				cursors[index] = position;
-			}
-		}
+		const scanned = countMarks(marks) * (count - essential) * LOOKUP_COST > postingsHere;
+		if (scanned) for (let index = essential; index < count; index++) cursors[index] = addMarkedPostings(lists[index], cursors[index], windowStart, windowEnd, input, marks);
 
 		for (let word = 0; word < marks.length; word++) {
 			let bits = marks[word];
 			if (bits === 0) continue;
 			marks[word] = 0;
 			while (bits !== 0) {
-				const bit = 31 - Math.clz32(bits & -bits);
+				const offset = (word << 5) | (31 - Math.clz32(bits & -bits));
 				bits &= bits - 1;
-				const offset = (word << 5) | bit;
 				const slot = windowStart + offset;
 				let score = windowScores[offset];
 				windowScores[offset] = 0;
 				if (!scanned) {
 					if ((score + boundFrom[essential]) * PRUNING_MARGIN <= threshold) continue;
-					const norm = lengthNorms[slot];
-					let entered = true;
-					for (let index = essential; index < count; index++) {
-						const list = lists[index];
-						const position = advanceTo(list, cursors[index], slot);
-						cursors[index] = position;
-						if (position < list.end && list.slots[position] === slot) {
-							const frequency = list.frequencies[position];
-							score = Math.fround(score + (list.weight * frequency) / (frequency + norm));
-						}
-						if ((score + boundFrom[index + 1]) * PRUNING_MARGIN <= threshold) {
-							entered = false;
-							break;
-						}
-					}
-					if (!entered) continue;
+					score = completeScore(lists, cursors, essential, slot, score, lengthNorms[slot], boundFrom, threshold);
+					if (score < 0) continue;
 				}
 				if (best.offer(slot, score) && best.full) threshold = best.worstScore;
 			}
 		}
 	}
 	return best.sorted();
+}
+
+/** The first slot left in the first `essential` lists (`slotCount` when they are all read). */
+function nextSlot(lists: PostingList[], cursors: Int32Array, essential: number, slotCount: number): number {
+	let slot = slotCount;
+	for (let index = 0; index < essential; index++) {
+		const list = lists[index];
+		if (cursors[index] < list.end && list.slots[cursors[index]] < slot) slot = list.slots[cursors[index]];
+	}
+	return slot;
+}
+
+/** Adds a list's postings of live slots in [windowStart, windowEnd) to the window's scores and marks them; returns where the list stops. */
+function addPostings(list: PostingList, from: number, windowStart: number, windowEnd: number, input: RankingInput, marks: Int32Array): number {
+	const { slots, frequencies, end, weight } = list;
+	const { live, lengthNorms, windowScores } = input;
+	let position = from;
+	for (; position < end; position++) {
+		const slot = slots[position];
+		if (slot >= windowEnd) break;
+		if (live[slot] === 0) continue;
+		const frequency = frequencies[position];
+		const offset = slot - windowStart;
+		windowScores[offset] += (weight * frequency) / (frequency + lengthNorms[slot]);
+		marks[offset >> 5] |= 1 << (offset & 31);
+	}
+	return position;
+}
+
+/** Adds a list's postings in [windowStart, windowEnd) to the marked slots only; returns where the list stops. */
+function addMarkedPostings(list: PostingList, from: number, windowStart: number, windowEnd: number, input: RankingInput, marks: Int32Array): number {
+	const { slots, frequencies, end, weight } = list;
+	const { lengthNorms, windowScores } = input;
+	let position = advanceTo(list, from, windowStart);
+	for (; position < end; position++) {
+		const slot = slots[position];
+		if (slot >= windowEnd) break;
+		const offset = slot - windowStart;
+		if ((marks[offset >> 5] & (1 << (offset & 31))) === 0) continue;
+		const frequency = frequencies[position];
+		windowScores[offset] += (weight * frequency) / (frequency + lengthNorms[slot]);
+	}
+	return position;
+}
+
+/**
+ * A candidate's score with lists `essential`.. looked up, in order (their cursors move to it); -1
+ * as soon as what is left cannot lift it past the threshold.
+ */
+function completeScore(lists: PostingList[], cursors: Int32Array, essential: number, slot: number, partial: number, norm: number, boundFrom: Float64Array, threshold: number): number {
+	let score = partial;
+	for (let index = essential; index < lists.length; index++) {
+		const list = lists[index];
+		const position = advanceTo(list, cursors[index], slot);
+		cursors[index] = position;
+		if (position < list.end && list.slots[position] === slot) {
+			const frequency = list.frequencies[position];
+			score = Math.fround(score + (list.weight * frequency) / (frequency + norm));
+		}
+		if ((score + boundFrom[index + 1]) * PRUNING_MARGIN <= threshold) return -1;
+	}
+	return score;
+}
+
+/** Slots marked in the window. */
+function countMarks(marks: Int32Array): number {
+	let count = 0;
+	for (let word = 0; word < marks.length; word++) {
+		let bits = marks[word] - ((marks[word] >>> 1) & 0x55555555);
+		bits = (bits & 0x33333333) + ((bits >>> 2) & 0x33333333);
+		count += (((bits + (bits >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+	}
+	return count;
 }
 
 /** The first position at or after `from` whose slot is `slot` or more (`end` if none): galloping, then a binary search. */
