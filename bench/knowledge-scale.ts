@@ -9,10 +9,12 @@
  * lexicon file: until the server's knowledge_index_builder_tasks reads zero), search p50 and p99
  * over 200 seeded queries after that (sequential, through the API), then over 200 other queries
  * with the server's code warm (the first searches after a build run partly unoptimized: V8
- * optimizes the ranking's code as it goes, and collects what the builds left), the first search
- * after a restart of the server, the server's RSS (now and peak), and the slowest `/healthz` answer
- * while it all ran (a client polling one request after another throughout), beside the server's longest
- * event-loop delay during the first search, the builds and the searches (a slow /healthz with a
+ * optimizes the ranking's code as it goes, and collects what the builds left), the same 200 over
+ * a source of one small document (the floor: what any search through the API costs on this
+ * machine in this run, to read the others against), the first search after a restart of the
+ * server, the server's RSS (now and peak), and the slowest `/healthz` answer while it all ran (a
+ * client polling one request after another throughout), beside the server's longest event-loop
+ * delay during the first search, the builds and the searches (a slow /healthz with a
  * short delay waited for something else than the event loop: the database, the machine).
  *
  * `--max-chunks 100000` stops after the first stage (the 1,000,000-chunk stage ingests about
@@ -257,9 +259,13 @@ try {
 		return response.json() as Promise<Record<string, unknown>>;
 	};
 	const sourceId = (await api("POST", "/knowledge/sources", { name: "Scale" })).id as string;
-	const searchOnce = async (query: string) => {
+	// The floor: the same searches over a source of one small document, through the same server in the same run.
+	const floorSourceId = (await api("POST", "/knowledge/sources", { name: "Floor" })).id as string;
+	const floorDocument = await api("POST", `/knowledge/sources/${floorSourceId}/documents/upload`, { filename: "floor.txt", contentBase64: Buffer.from(`${warmQueries.join(". ")}.`).toString("base64") });
+	while ((await api("GET", `/knowledge/sources/${floorSourceId}/documents/${floorDocument.id}`)).status !== "READY") await new Promise((resolve) => setTimeout(resolve, 200));
+	const searchOnce = async (query: string, source = sourceId) => {
 		const start = performance.now();
-		await api("GET", `/knowledge/sources/${sourceId}/search?${new URLSearchParams({ query, topK: "5" })}`);
+		await api("GET", `/knowledge/sources/${source}/search?${new URLSearchParams({ query, topK: "5" })}`);
 		return performance.now() - start;
 	};
 	const progress = async () => {
@@ -316,6 +322,8 @@ try {
 		const warmLatencies: number[] = [];
 		for (const query of warmQueries) warmLatencies.push(await searchOnce(query));
 		const loopDelayDuringWarmSearches = await longestLoopDelayMs(server);
+		const floorLatencies: number[] = [];
+		for (const query of warmQueries) floorLatencies.push(await searchOnce(query, floorSourceId));
 		const memory = await memoryOf(server);
 		const healthDuringSearch = health.take();
 
@@ -341,6 +349,8 @@ try {
 			warmSearchP99Ms: round(percentile(warmLatencies, 99)),
 			warmSlowestSearchesMs: [...warmLatencies].sort((a, b) => b - a).slice(0, 5).map((value) => round(value)),
 			serverLongestLoopDelayDuringWarmSearchesMs: loopDelayDuringWarmSearches,
+			floorSearchP50Ms: round(percentile(floorLatencies, 50)),
+			floorSearchP99Ms: round(percentile(floorLatencies, 99)),
 			firstSearchAfterIngestionMs: round(firstAfterIngestion),
 			indexBuildsAfterFirstSearchS: round(builds.ms / 1000),
 			serverLongestLoopDelayDuringFirstSearchMs: loopDelayDuringFirstSearch,
@@ -357,11 +367,11 @@ try {
 	}
 
 	log("");
-	log("| chunks | ingestion MB/s | first search after ingestion ms | index builds after it s | search p50 ms | search p99 ms | warm p50 / p99 ms | first search after restart ms | server RSS MiB (peak) | /healthz worst ms |");
-	log("|---|---|---|---|---|---|---|---|---|---|");
+	log("| chunks | ingestion MB/s | first search after ingestion ms | index builds after it s | search p50 ms | search p99 ms | warm p50 / p99 ms | floor p50 / p99 ms | first search after restart ms | server RSS MiB (peak) | /healthz worst ms |");
+	log("|---|---|---|---|---|---|---|---|---|---|---|");
 	for (const row of rows as { [key: string]: number }[]) {
 		log(
-			`| ${row.chunks.toLocaleString("en")} | ${row.ingestionMBps} | ${row.firstSearchAfterIngestionMs} | ${row.indexBuildsAfterFirstSearchS} | ${row.searchP50Ms} | ${row.searchP99Ms} | ${row.warmSearchP50Ms} / ${row.warmSearchP99Ms} | ${row.firstSearchAfterRestartMs} | ${row.serverRssMiB} (${row.serverPeakRssMiB}) | ${row.healthzWorstMs} |`,
+			`| ${row.chunks.toLocaleString("en")} | ${row.ingestionMBps} | ${row.firstSearchAfterIngestionMs} | ${row.indexBuildsAfterFirstSearchS} | ${row.searchP50Ms} | ${row.searchP99Ms} | ${row.warmSearchP50Ms} / ${row.warmSearchP99Ms} | ${row.floorSearchP50Ms} / ${row.floorSearchP99Ms} | ${row.firstSearchAfterRestartMs} | ${row.serverRssMiB} (${row.serverPeakRssMiB}) | ${row.healthzWorstMs} |`,
 		);
 	}
 	await writeFile(
