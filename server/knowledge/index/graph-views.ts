@@ -1,4 +1,6 @@
 import { closeSync, openSync, readSync } from "node:fs";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import type { Index } from "usearch";
 import { graphPath, hnswIndex, segmentPath, type VectorSegment } from "./vector-index-files";
 
@@ -97,11 +99,16 @@ class ViewedGraph {
 /** The graphs the graph-search thread holds, by the number the API's thread gave each. */
 export class GraphViews {
 	private readonly graphs = new Map<number, ViewedGraph>();
+	private collectGarbage: (() => void) | undefined;
 
 	/** Answers a request (a close has no answer); the typed arrays of a search's answer are to be transferred. */
 	handle(request: GraphRequest): { reply: GraphReply; transfer: ArrayBuffer[] } | null {
 		if (request.op === "close") {
 			this.graphs.delete(request.graph);
+			// A let-go graph stays mapped until its native index is collected, and this thread allocates
+			// little: collect now (this thread's small heap, a pause of its own, not the API's).
+			this.collectGarbage ??= exposedGarbageCollector();
+			this.collectGarbage();
 			return null;
 		}
 		try {
@@ -118,4 +125,10 @@ export class GraphViews {
 			return { reply: { request: request.request, failure: error instanceof Error ? error.message : String(error) }, transfer: [] };
 		}
 	}
+}
+
+/** V8's collector as a function, on this thread only (`--expose-gc` cannot be given to a worker). */
+function exposedGarbageCollector(): () => void {
+	setFlagsFromString("--expose-gc");
+	return runInNewContext("gc") as () => void;
 }

@@ -7,8 +7,6 @@
  * as its own entry point (scripts/build.ts: dist/index-builder.js); run from source under tsx in
  * tests.
  */
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { parentPort, workerData } from "node:worker_threads";
 import pg from "pg";
 import { BUILTIN_DIMENSIONS, embedBuiltin } from "../embed/builtin-embedder";
@@ -135,35 +133,21 @@ async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBu
 	}
 }
 
-/** The graph-search thread (graph-search-thread.ts) runs this entry too, and is sent graph requests only. */
-let graphs: GraphViews | undefined;
-let collectGarbage: (() => void) | undefined;
-
-function answerGraphRequest(request: GraphRequest): void {
-	graphs ??= new GraphViews();
-	const answer = graphs.handle(request);
-	if (answer) parentPort?.postMessage(answer.reply, answer.transfer);
-	if (request.op === "close") {
-		// A let-go graph stays mapped until its native index is collected, and this thread allocates
-		// little: collect now (this thread's small heap, a pause of its own, not the API's).
-		collectGarbage ??= exposedGarbageCollector();
-		collectGarbage();
-	}
+/** Build tasks; or, on the graph-search thread (graph-search-thread.ts), which runs this entry too, graph requests. */
+function listen(): void {
+	const graphs = new GraphViews();
+	parentPort?.on("message", (message: BuildRequest | GraphRequest) => {
+		if ("op" in message) {
+			const answer = graphs.handle(message);
+			if (answer) parentPort?.postMessage(answer.reply, answer.transfer);
+			return;
+		}
+		const { id, task } = message;
+		run(task).then(
+			({ result, buffers }) => parentPort?.postMessage({ id, result } as BuildReply, buffers),
+			(error: unknown) => parentPort?.postMessage({ id, failure: error instanceof Error ? error.message : String(error) } satisfies BuildReply),
+		);
+	});
 }
 
-function exposedGarbageCollector(): () => void {
-	setFlagsFromString("--expose-gc");
-	return runInNewContext("gc") as () => void;
-}
-
-parentPort?.on("message", (message: BuildRequest | GraphRequest) => {
-	if ("op" in message) {
-		answerGraphRequest(message);
-		return;
-	}
-	const { id, task } = message;
-	run(task).then(
-		({ result, buffers }) => parentPort?.postMessage({ id, result } as BuildReply, buffers),
-		(error: unknown) => parentPort?.postMessage({ id, failure: error instanceof Error ? error.message : String(error) } satisfies BuildReply),
-	);
-});
+listen();
