@@ -6,8 +6,8 @@ import type { IndexBuilderPool } from "./index-builder-pool";
 import { sourceLexiconDirectory } from "./index-generations";
 import type { SearchMemoryBudget } from "./search-memory-budget";
 import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, type LoadOptions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
-import { descriptorCloser, LexiconPieces, type LexiconPiecesLocation } from "./lexicon-pieces";
-import { type PairRange, type PostingList, type PostingRange, prunedTopK, WINDOW_SLOTS } from "./pruned-top-k";
+import { descriptorCloser, LexiconPieces, type LexiconPiecesLocation, type PairRange } from "./lexicon-pieces";
+import { type PostingList, type PostingRange, prunedTopK, WINDOW_SLOTS } from "./pruned-top-k";
 import { buffersOf, inSlices, type PackedStrings, PackedStringTable, packStrings, stringStarts, unpackStrings } from "./thread-transfer";
 
 /**

@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync } from "node:fs";
-import type { PairRange, PostingRange } from "./pruned-top-k";
+import type { PostingRange } from "./pruned-top-k";
 
 /**
  * The arrays of a lexicon file (lexicon-files.ts) that a lexicon opened in pieces leaves on disk:
@@ -41,6 +41,14 @@ const MAX_QUERY_POSTINGS = 4 * 1024 * 1024;
 
 /** Postings the reused buffers keep room for between queries (5 MB); larger reads use buffers of their own. */
 const KEPT_QUERY_POSTINGS = 1024 * 1024;
+
+/** One chunk's (term, frequency) pairs: [start, end) of `terms` and `frequencies` (in memory, or read from a lexicon file). */
+export interface PairRange {
+	terms: Int32Array;
+	frequencies: Uint8Array;
+	start: number;
+	end: number;
+}
 
 /** Reused buffers for a read of two parallel arrays: ids (slots or terms) and their counts. */
 interface ParallelBuffers {

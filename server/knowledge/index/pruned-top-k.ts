@@ -34,14 +34,6 @@ export interface PostingRange {
 	end: number;
 }
 
-/** One chunk's (term, frequency) pairs: [start, end) of `terms` and `frequencies`. */
-export interface PairRange {
-	terms: Int32Array;
-	frequencies: Uint8Array;
-	start: number;
-	end: number;
-}
-
 /** One query term's postings in one part of the index (the base or the tail), read. */
 export interface PostingList extends PostingRange {
 	/** The term's BM25 weight: query weight x IDF x (k1 + 1). */
