@@ -280,6 +280,7 @@ try {
 	let uploadedBytes = 0;
 	for (const target of STAGES) {
 		health.take();
+		await longestLoopDelayMs(server);
 		const stageStart = performance.now();
 		let stageBytes = 0;
 		// Upload in rounds sized by the chunks per document seen so far, until the target is reached.
@@ -307,6 +308,7 @@ try {
 		uploadedBytes += stageBytes;
 		const ingestionSeconds = (performance.now() - stageStart) / 1000;
 		const healthDuringIngestion = health.take();
+		const loopDelayDuringIngestion = await longestLoopDelayMs(server);
 		const state = await progress();
 
 		await longestLoopDelayMs(server);
@@ -341,6 +343,7 @@ try {
 			documents: state.ready,
 			failedDocuments: state.failed,
 			ingestionMBps: round(stageBytes / 1e6 / ingestionSeconds, 2),
+			serverLongestLoopDelayDuringIngestionMs: loopDelayDuringIngestion,
 			searchP50Ms: round(percentile(latencies, 50)),
 			searchP99Ms: round(percentile(latencies, 99)),
 			slowestSearchesMs: [...latencies].sort((a, b) => b - a).slice(0, 5).map((value) => round(value)),

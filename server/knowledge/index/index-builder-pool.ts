@@ -61,6 +61,12 @@ export function isWholeSourceTask(task: BuildTask): boolean {
 	}
 }
 
+/** What an index-builder thread is started with. */
+export interface BuilderThreadData {
+	databaseUrl: string;
+	role: "builder" | "graph-search";
+}
+
 export type BuildRequest = { id: number; task: BuildTask };
 export type BuildReply = { id: number; result: BuildResults[BuildTask["kind"]] } | { id: number; failure: string };
 
@@ -126,7 +132,7 @@ export class IndexBuilderPool {
 	private closed = false;
 	private readonly entry = builderThreadEntry(import.meta.url);
 	/** The thread the HNSW graphs are viewed and searched on (not one of the pool's: it never waits for a build). */
-	readonly graphs = new GraphSearchThread(() => this.spawnThread());
+	readonly graphs = new GraphSearchThread(() => this.spawnThread("graph-search"));
 	/** Tasks completed, by kind; for operators, the benchmark and tests. */
 	readonly completed: Record<BuildTask["kind"], number> = { lexicon: 0, "open-lexicon": 0, "lexicon-file": 0, matrix: 0, "invert-lexicon": 0, "embed-builtin": 0, "vector-index": 0, "open-vector-index": 0 };
 	/** Threads started (a whole-source task's thread exits after it; other threads are kept idle for a while). */
@@ -237,7 +243,7 @@ export class IndexBuilderPool {
 
 	private spawn(): Worker {
 		this.threadsStarted++;
-		const worker = this.spawnThread();
+		const worker = this.spawnThread("builder");
 		// An idle thread that dies (it should not) leaves the idle list.
 		worker.on("exit", () => {
 			this.idle = this.idle.filter((parked) => parked.worker !== worker);
@@ -246,7 +252,8 @@ export class IndexBuilderPool {
 		return worker;
 	}
 
-	private spawnThread(): Worker {
-		return new Worker(this.entry.code, { eval: this.entry.eval, workerData: { databaseUrl: this.databaseUrl } });
+	/** Builders run at background priority (a search waits on the graph-search thread: it does not). */
+	private spawnThread(role: BuilderThreadData["role"]): Worker {
+		return new Worker(this.entry.code, { eval: this.entry.eval, workerData: { databaseUrl: this.databaseUrl, role } satisfies BuilderThreadData });
 	}
 }

@@ -10,7 +10,8 @@
 import { parentPort, workerData } from "node:worker_threads";
 import pg from "pg";
 import { BUILTIN_DIMENSIONS, embedBuiltin } from "../embed/builtin-embedder";
-import type { BuildReply, BuildRequest, BuildTask } from "./index-builder-pool";
+import { runAsBackgroundThread } from "../../shared/background-priority";
+import type { BuilderThreadData, BuildReply, BuildRequest, BuildTask } from "./index-builder-pool";
 import { invertLexicon, type LexicalChunkRow, lexicalChunkRowsSql, SourceLexicon } from "./lexical-index";
 import { foldLexiconFile, readLexiconFile, writeLexiconFile } from "./lexicon-files";
 import { type GraphRequest, GraphViews } from "./graph-views";
@@ -24,7 +25,8 @@ const vectorIndexBuffers = (generation: VectorIndexTransfer) => buffersOf(genera
 /** Rows per FETCH: a few megabytes of tsvectors or vectors at a time, never the whole source. */
 const PAGE_ROWS = 1000;
 
-const { databaseUrl } = workerData as { databaseUrl: string };
+const { databaseUrl, role } = workerData as BuilderThreadData;
+if (role === "builder") runAsBackgroundThread();
 
 /** The chunks of the source's READY documents as ingestion counted them: sizes the matrix before its rows arrive (a hint; it grows if short). */
 function readyChunkCountSql(documents: "all" | "some"): string {

@@ -1,0 +1,22 @@
+import { getPriority, setPriority } from "node:os";
+
+/** The niceness of background work: the kernel gives a thread at nice 0 about nine times its share. */
+export const BACKGROUND_NICENESS = 10;
+
+/**
+ * Lowers the calling thread's scheduling priority, so background work (index builds, the builtin
+ * embedder) takes the cores only when the API's thread, and the database serving it, do not want
+ * them: on a saturated machine a runnable request otherwise waits its turn behind builds for tens
+ * of milliseconds. On Linux the niceness belongs to the thread (setpriority with pid 0 applies to
+ * the caller only), and threads it starts afterwards inherit it. Raising niceness needs no
+ * privilege; where the system refuses anyway, the work runs at normal priority. Returns the
+ * niceness the thread runs at.
+ */
+export function runAsBackgroundThread(): number {
+	try {
+		setPriority(BACKGROUND_NICENESS);
+	} catch {
+		// Best effort: a refusal leaves the thread as it was.
+	}
+	return getPriority();
+}
