@@ -12,9 +12,10 @@
  * optimizes the ranking's code as it goes, and collects what the builds left), the same 200 over
  * a source of one small document (the floor: what any search through the API costs on this
  * machine in this run, to read the others against), the first search after a restart of the
- * server, the server's RSS (now and peak), and the slowest `/healthz` answer while it all ran (a
- * client polling one request after another throughout), beside the server's longest event-loop
- * delay during the first search, the builds and the searches (a slow /healthz with a
+ * server, the server's RSS (now, and its peak during the ingestion, during the first search and
+ * builds, and during the searches), and the slowest `/healthz` answer while it all ran (a client
+ * polling one request after another throughout), beside the server's longest event-loop delay
+ * during the ingestion, the first search, the builds and the searches (a slow /healthz with a
  * short delay waited for something else than the event loop: the database, the machine).
  *
  * `--max-chunks 100000` stops after the first stage (the 1,000,000-chunk stage ingests about
@@ -176,6 +177,16 @@ function loopDelayOf(metrics: string): number {
 	return round(Number(/^nodejs_eventloop_lag_max_seconds (\S+)/m.exec(metrics)?.[1] ?? Number.NaN) * 1000);
 }
 
+/**
+ * Starts a new window of the server's peak resident memory (VmHWM; Linux: "5" to clear_refs),
+ * so each phase's peak is its own. Returns the peak of the window that ends, in MiB.
+ */
+async function takePeakMiB(server: RunningServer): Promise<number> {
+	const { peakMiB } = await memoryOf(server);
+	await writeFile(`/proc/${server.process.pid}/clear_refs`, "5").catch(() => {});
+	return peakMiB;
+}
+
 /** Resident and peak resident memory of the server process, in MiB. */
 async function memoryOf(server: RunningServer): Promise<{ rssMiB: number; peakMiB: number }> {
 	const status = await readFile(`/proc/${server.process.pid}/status`, "utf8");
@@ -281,6 +292,7 @@ try {
 	for (const target of STAGES) {
 		health.take();
 		await longestLoopDelayMs(server);
+		await takePeakMiB(server);
 		const stageStart = performance.now();
 		let stageBytes = 0;
 		// Upload in rounds sized by the chunks per document seen so far, until the target is reached.
@@ -309,6 +321,7 @@ try {
 		const ingestionSeconds = (performance.now() - stageStart) / 1000;
 		const healthDuringIngestion = health.take();
 		const loopDelayDuringIngestion = await longestLoopDelayMs(server);
+		const peakDuringIngestion = await takePeakMiB(server);
 		const state = await progress();
 
 		await longestLoopDelayMs(server);
@@ -316,6 +329,7 @@ try {
 		const loopDelayDuringFirstSearch = await longestLoopDelayMs(server);
 		const builds = await indexBuildsSettled(server);
 		const healthDuringBuilds = health.take();
+		const peakDuringFirstSearchAndBuilds = await takePeakMiB(server);
 		const latencies: number[] = [];
 		await longestLoopDelayMs(server);
 		for (const query of queries) latencies.push(await searchOnce(query));
@@ -327,6 +341,7 @@ try {
 		const floorLatencies: number[] = [];
 		for (const query of warmQueries) floorLatencies.push(await searchOnce(query, floorSourceId));
 		const memory = await memoryOf(server);
+		const peakDuringSearches = await takePeakMiB(server);
 		const healthDuringSearch = health.take();
 
 		health.watch(undefined);
@@ -360,7 +375,8 @@ try {
 			serverLongestLoopDelayDuringBuildsMs: builds.longestLoopDelayMs,
 			firstSearchAfterRestartMs: round(firstAfterRestart),
 			serverRssMiB: memory.rssMiB,
-			serverPeakRssMiB: memory.peakMiB,
+			serverPeakRssMiB: Math.max(peakDuringIngestion, peakDuringFirstSearchAndBuilds, peakDuringSearches),
+			serverPeakRssDuring: { ingestionMiB: peakDuringIngestion, firstSearchAndBuildsMiB: peakDuringFirstSearchAndBuilds, searchesMiB: peakDuringSearches },
 			serverRssAfterRestartMiB: memoryAfterRestart.rssMiB,
 			healthzWorstMs: Math.max(healthDuringIngestion, healthDuringBuilds, healthDuringSearch, healthAfterRestart),
 			healthzWorstDuring: { ingestionMs: healthDuringIngestion, firstSearchAndBuildsMs: healthDuringBuilds, searchesMs: healthDuringSearch, restartAndFirstSearchMs: healthAfterRestart },

@@ -91,3 +91,38 @@ describe("pruned BM25 top-k (MaxScore)", () => {
 		expectSameTopK(lexicon, [...frequent, ...Array.from({ length: 20 }, (_, index) => corpus.query(index % 2 === 1))], LIMITS);
 	});
 });
+
+/**
+ * A builder thread sizes a whole source's pairs from its first page (a million chunks: 1 GB) and
+ * inverts them in place, so its peak is the pairs and the postings, not twice the pairs besides.
+ */
+describe("a lexicon built as a builder thread builds it", () => {
+	it("keeps the pairs it reserved through the build and the inversion, and ranks as one built without reserving", () => {
+		const corpus = zipfCorpus(4, 2000);
+		const pages = Array.from({ length: 20 }, (_, page) => Array.from({ length: 60 }, (_, index) => corpus.documentRows(`doc${page}-${index}`, 0)).flat());
+		const chunks = pages.reduce((sum, page) => sum + page.length, 0);
+		const reserved = new SourceLexicon();
+		reserved.addRows(pages[0]);
+		reserved.reserveFor(chunks);
+		const buffer = reserved.pairs().pairTerms.buffer;
+		for (const page of pages.slice(1)) reserved.addRows(page);
+		reserved.settle();
+		// No copy of the pairs while they grew, none when they were inverted.
+		expect(reserved.pairs().pairTerms.buffer).toBe(buffer);
+		const pairs = reserved.pairs().pairTerms.length;
+		// More than the first page's room (they would have grown), less than a doubling's slack.
+		expect(pairs).toBeGreaterThan(2 * (1 << 16));
+		expect(buffer.byteLength).toBeLessThan(pairs * 4 * 1.25);
+
+		const plain = new SourceLexicon();
+		for (const page of pages) plain.addRows(page);
+		plain.settle();
+		const queries = Array.from({ length: 30 }, (_, index) => corpus.query(index % 2 === 0));
+		for (const query of queries) expect(rankLexically(reserved, query, 20)).toEqual(rankLexically(plain, query, 20));
+		expect(reserved.pairs()).toEqual(plain.pairs());
+		// Inverted again with every slot live: the same arrays; with a dead slot: compacted into arrays of their own.
+		expect(invertLexicon(reserved.pairs()).pairTerms.buffer).toBe(buffer);
+		const withDead = reserved.pairs();
+		expect(invertLexicon({ ...withDead, live: withDead.live.map((live, slot) => (slot === 7 ? 0 : live)) }).pairTerms.buffer).not.toBe(buffer);
+	});
+});

@@ -76,7 +76,18 @@ async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBu
 			return withConnection(async (client) => {
 				const lexicon = new SourceLexicon();
 				const parameters = task.documentIds ? [task.sourceId, task.documentIds] : [task.sourceId];
-				for await (const rows of pagesOf<LexicalChunkRow>(client, lexicalChunkRowsSql(task.documentIds ? "some" : "all"), parameters)) lexicon.addRows(rows);
+				let expected = 0;
+				const countChunks = async (connection: pg.Client) => {
+					const { rows } = await connection.query<{ count: number }>(readyChunkCountSql(task.documentIds ? "some" : "all"), parameters);
+					expected = rows[0]?.count ?? 0;
+				};
+				let reserved = false;
+				for await (const rows of pagesOf<LexicalChunkRow>(client, lexicalChunkRowsSql(task.documentIds ? "some" : "all"), parameters, countChunks)) {
+					lexicon.addRows(rows);
+					// Sized once, from the first page's pairs per chunk: the pairs are not copied while they grow.
+					if (!reserved) lexicon.reserveFor(expected);
+					reserved = true;
+				}
 				// A whole source is inverted here; a few changed documents are only absorbed (their pairs) where the lexicon lives.
 				if (!task.documentIds) lexicon.settle();
 				const { transfer, buffers } = lexicon.toTransfer();

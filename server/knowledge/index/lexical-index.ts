@@ -194,6 +194,19 @@ export class SourceLexicon implements CachedSource {
 		this.settle();
 	}
 
+	/**
+	 * Sizes the arrays for `chunks` chunks in all, the pairs from the pairs per chunk added so far
+	 * (plus a margin), so a build does not grow them by doubling: at a million chunks the pairs are
+	 * about 1 GB, and a doubling held the old and the new arrays at once, then left up to half of
+	 * the new one unused. Past the estimate they grow as before.
+	 */
+	reserveFor(chunks: number): void {
+		if (this.slotCount === 0 || chunks <= this.slotCount) return;
+		this.ensureSlotCapacity(chunks);
+		const pairs = Math.ceil((this.pairCount / this.slotCount) * chunks * PAIR_RESERVE_MARGIN);
+		if (pairs > this.pairTerms.length) this.growPairs(pairs);
+	}
+
 	/** Adds chunks without re-inverting: a build adds its rows page by page, then settles once. */
 	addRows(rows: LexicalChunkRow[]): void {
 		for (const row of rows) this.addChunk(row);
@@ -649,7 +662,10 @@ export class SourceLexicon implements CachedSource {
 	/** Room for `pairs` pairs in memory (counted from pairBase). */
 	private ensurePairCapacity(pairs: number): void {
 		if (pairs <= this.pairTerms.length) return;
-		const capacity = Math.max(pairs, this.pairTerms.length * 2);
+		this.growPairs(Math.max(pairs, this.pairTerms.length * 2));
+	}
+
+	private growPairs(capacity: number): void {
 		this.pairTerms = grown(this.pairTerms, capacity);
 		this.pairFrequencies = grown(this.pairFrequencies, capacity);
 	}
@@ -687,7 +703,7 @@ export interface InvertedLexicon {
  * small, on an index-builder thread when it is not.
  */
 export function invertLexicon(input: LexiconPairs): InvertedLexicon {
-	const { live, lengths: sourceLengths } = input;
+	const { live } = input;
 	const renumbered = new Int32Array(input.slotCount).fill(-1);
 	let next = 0;
 	let pairCount = 0;
@@ -696,22 +712,8 @@ export function invertLexicon(input: LexiconPairs): InvertedLexicon {
 		renumbered[slot] = next++;
 		pairCount += input.pairStarts[slot + 1] - input.pairStarts[slot];
 	}
-	// Slot-indexed arrays share one capacity (pairStarts one more), which ensureSlotCapacity relies on.
-	const pairStarts = new Int32Array(Math.max(1, next) + 1);
-	const pairTerms = new Int32Array(Math.max(1, pairCount));
-	const pairFrequencies = new Uint8Array(Math.max(1, pairCount));
-	const lengths = new Float32Array(Math.max(1, next));
-	let pair = 0;
-	for (let slot = 0; slot < input.slotCount; slot++) {
-		const target = renumbered[slot];
-		if (target < 0) continue;
-		for (let source = input.pairStarts[slot]; source < input.pairStarts[slot + 1]; source++) {
-			pairTerms[pair] = input.pairTerms[source];
-			pairFrequencies[pair++] = input.pairFrequencies[source];
-		}
-		pairStarts[target + 1] = pair;
-		lengths[target] = sourceLengths[slot];
-	}
+	const { pairStarts, pairTerms, pairFrequencies, lengths } = next === input.slotCount && next > 0 && input.pairStarts[0] === 0 ? input : compactedPairs(input, renumbered, next, pairCount);
+	const pair = pairStarts[next];
 	const termCount = input.termCount;
 	const offsets = new Int32Array(termCount + 1);
 	for (let index = 0; index < pair; index++) offsets[pairTerms[index] + 1]++;
@@ -739,6 +741,31 @@ export function invertLexicon(input: LexiconPairs): InvertedLexicon {
 		termBounds[term] = largest;
 	}
 	return { slotCount: next, renumbered, lengths, pairStarts, pairTerms, pairFrequencies, offsets, postings, frequencies, termBounds, boundAverage };
+}
+
+/**
+ * The live slots' pairs and lengths, renumbered densely into arrays of their own. When every slot
+ * is live (a build) invertLexicon takes the input's arrays as they are instead: the same values,
+ * without a second copy of the pairs (1 GB at a million chunks) beside the postings being built.
+ */
+function compactedPairs(input: LexiconPairs, renumbered: Int32Array, next: number, pairCount: number): Pick<LexiconPairs, "pairStarts" | "pairTerms" | "pairFrequencies" | "lengths"> {
+	// Slot-indexed arrays share one capacity (pairStarts one more), which ensureSlotCapacity relies on.
+	const pairStarts = new Int32Array(Math.max(1, next) + 1);
+	const pairTerms = new Int32Array(Math.max(1, pairCount));
+	const pairFrequencies = new Uint8Array(Math.max(1, pairCount));
+	const lengths = new Float32Array(Math.max(1, next));
+	let pair = 0;
+	for (let slot = 0; slot < input.slotCount; slot++) {
+		const target = renumbered[slot];
+		if (target < 0) continue;
+		for (let source = input.pairStarts[slot]; source < input.pairStarts[slot + 1]; source++) {
+			pairTerms[pair] = input.pairTerms[source];
+			pairFrequencies[pair++] = input.pairFrequencies[source];
+		}
+		pairStarts[target + 1] = pair;
+		lengths[target] = input.lengths[slot];
+	}
+	return { pairStarts, pairTerms, pairFrequencies, lengths };
 }
 
 /** A lexicon between threads (SourceLexicon.toTransfer): typed arrays and packed strings only. */
@@ -770,6 +797,9 @@ export interface LexiconTransfer {
 	/** Opened in pieces: `postings`, `frequencies`, `pairTerms` and `pairFrequencies` are empty here and read from this file. */
 	pieces?: LexiconPiecesLocation;
 }
+
+/** Room reserved past a build's estimate of its pairs (reserveFor): chunks differ in length through a source. */
+const PAIR_RESERVE_MARGIN = 1.08;
 
 function grown<T extends Int32Array | Uint8Array | Float32Array>(array: T, length: number): T {
 	const next = new (array.constructor as new (length: number) => T)(length);
