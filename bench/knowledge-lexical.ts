@@ -20,7 +20,7 @@
  * Results: bench/results/knowledge-lexical.json.
  */
 import { statSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -142,17 +142,24 @@ for (const size of SIZES) {
 	const random = seededRandom(size);
 	const lexicon = new SourceLexicon();
 	let buildMs = 0;
+	// The build's peak resident memory, as a builder thread's (Linux: "5" to clear_refs starts a new window of VmHWM).
+	await writeFile("/proc/self/clear_refs", "5").catch(() => {});
 	for (let first = 0; first < size; first += PAGE) {
 		const page = rowsPage(random, first, Math.min(PAGE, size - first));
 		const started = performance.now();
 		lexicon.addRows(page);
+		// As the builder thread does: sized from the first page.
+		if (first === 0) lexicon.reserveFor(size);
 		buildMs += performance.now() - started;
 	}
 	const settleStarted = performance.now();
 	lexicon.settle();
 	buildMs += performance.now() - settleStarted;
+	const buildPeakRssMiB = Number(/VmHWM:\s+(\d+) kB/.exec(await readFile("/proc/self/status", "utf8").catch(() => ""))?.[1] ?? Number.NaN) / 1024;
 	const lexiconMiB = memoryMiB() - before;
-	log(`${size} chunks: built in ${(buildMs / 1000).toFixed(1)} s, ${lexicon.pairCount} (chunk, term) pairs, ${lexiconMiB.toFixed(0)} MiB (memoryBytes ${(lexicon.memoryBytes() / 2 ** 20).toFixed(0)} MiB)`);
+	log(
+		`${size} chunks: built in ${(buildMs / 1000).toFixed(1)} s, ${lexicon.pairCount} (chunk, term) pairs, ${lexiconMiB.toFixed(0)} MiB (memoryBytes ${(lexicon.memoryBytes() / 2 ** 20).toFixed(0)} MiB), process peak RSS during the build ${buildPeakRssMiB.toFixed(0)} MiB`,
+	);
 
 	const queryRandom = seededRandom(7);
 	const queries = Array.from({ length: QUERIES }, () => new Map(Array.from({ length: 2 + Math.floor(queryRandom() * 3) }, () => [word(Math.floor(VOCABULARY * queryRandom() ** 3)), 1] as [string, number])));
@@ -182,7 +189,7 @@ for (const size of SIZES) {
 		Measured
 	>;
 	const file = await measureLexiconFile(lexicon, queries);
-	(results.sizes as Record<string, unknown>)[size] = { buildSeconds: Number((buildMs / 1000).toFixed(1)), pairs: lexicon.pairCount, memoryMiB: Math.round(lexiconMiB), mismatches, ranking: measured, file };
+	(results.sizes as Record<string, unknown>)[size] = { buildSeconds: Number((buildMs / 1000).toFixed(1)), pairs: lexicon.pairCount, memoryMiB: Math.round(lexiconMiB), buildPeakRssMiB: Math.round(buildPeakRssMiB), mismatches, ranking: measured, file };
 	log(`${size} chunks: lexicon file ${JSON.stringify(file)}`);
 	log(`${size} chunks: ${JSON.stringify(measured)}; pruned/exhaustive mismatches: ${mismatches}`);
 	const row = (name: string, mode: Measured) => `| ${size.toLocaleString("en")} | ${name} | ${mode.p50Ms} | ${mode.p99Ms} |`;
@@ -191,7 +198,7 @@ for (const size of SIZES) {
 		row("BM25, pruned", measured.pruned),
 		row("BM25 + RM3, exhaustive", measured.exhaustiveWithExpansion),
 		row("BM25 + RM3, pruned", measured.prunedWithExpansion),
-		`| ${size.toLocaleString("en")} | build ${(buildMs / 1000).toFixed(1)} s, ${Math.round(lexiconMiB)} MiB, mismatches ${mismatches} | | |`,
+		`| ${size.toLocaleString("en")} | build ${(buildMs / 1000).toFixed(1)} s, ${Math.round(lexiconMiB)} MiB (process peak during it ${Math.round(buildPeakRssMiB)} MiB), mismatches ${mismatches} | | |`,
 		`| ${size.toLocaleString("en")} | lexicon file ${file.fileMiB} MiB: written in ${file.writeMs} ms, opened in pieces in ${file.openMs} ms (longest event-loop delay ${file.longestLoopDelayMs} ms), holding ${file.openedMemoryMiB} MiB (in memory: ${file.inMemoryMemoryMiB} MiB), ${file.rankingMismatches} ranking mismatches | | |`,
 		row("BM25 + RM3, pruned, lexicon in memory (same queries, interleaved)", file.rankingWithExpansion.inMemory),
 		row("BM25 + RM3, pruned, lexicon opened in pieces", file.rankingWithExpansion.inPieces),
