@@ -5,6 +5,7 @@
  * the saved file and maps it.
  */
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import type pg from "pg";
 import type { Index } from "usearch";
 import { readyDocumentVersions } from "./source-chunk-cache";
@@ -16,8 +17,13 @@ import { graphPath, hnswIndex, readMeta, segmentPath, sourceIndexDirectory, type
 /** Pages of rows from a cursor over `sql`, whose parameters are known once `before` has run in the same snapshot. */
 export type PageReader = <Row>(client: pg.Client, sql: string, parameters: unknown[] | (() => unknown[]), before?: (client: pg.Client) => Promise<void>) => AsyncGenerator<Row[]>;
 
-/** Insertion threads per build: the pool already runs builds side by side on a machine of a few cores. */
-const INSERT_THREADS = 1;
+/**
+ * Insertion threads per build: every core, up to four. They inherit the builder thread's background
+ * priority (server/shared/background-priority.ts), so they take the cores requests leave idle; at
+ * a million chunks a build on one thread took 20 minutes, during which every search scanned the 2 GB
+ * exact matrix instead of the graph.
+ */
+const INSERT_THREADS = Math.max(1, Math.min(4, availableParallelism()));
 
 export function openVectorIndex(root: string, sourceId: string): VectorIndexTransfer | null {
 	const directory = sourceIndexDirectory(root, sourceId);
