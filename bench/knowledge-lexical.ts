@@ -20,7 +20,7 @@
  * Results: bench/results/knowledge-lexical.json.
  */
 import { statSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -29,6 +29,7 @@ import { currentGeneration, sourceLexiconDirectory } from "../server/knowledge/i
 import { type LexicalChunkRow, SourceLexicon } from "../server/knowledge/index/lexical-index";
 import { writeLexiconFile } from "../server/knowledge/index/lexicon-files";
 import { rankLexically } from "../server/knowledge/search/rank-lexically";
+import { processMemoryMiB, restartPeakWindow } from "./process-memory";
 import { describeRun } from "./run-record";
 import { seededRandom, zipfRanks } from "../test/helpers/zipf-text";
 
@@ -143,7 +144,7 @@ for (const size of SIZES) {
 	const lexicon = new SourceLexicon();
 	let buildMs = 0;
 	// The build's peak resident memory, as a builder thread's (Linux: "5" to clear_refs starts a new window of VmHWM).
-	await writeFile("/proc/self/clear_refs", "5").catch(() => {});
+	await restartPeakWindow("self");
 	for (let first = 0; first < size; first += PAGE) {
 		const page = rowsPage(random, first, Math.min(PAGE, size - first));
 		const started = performance.now();
@@ -155,7 +156,7 @@ for (const size of SIZES) {
 	const settleStarted = performance.now();
 	lexicon.settle();
 	buildMs += performance.now() - settleStarted;
-	const buildPeakRssMiB = Number(/VmHWM:\s+(\d+) kB/.exec(await readFile("/proc/self/status", "utf8").catch(() => ""))?.[1] ?? Number.NaN) / 1024;
+	const buildPeakRssMiB = (await processMemoryMiB("self")).peakMiB;
 	const lexiconMiB = memoryMiB() - before;
 	log(
 		`${size} chunks: built in ${(buildMs / 1000).toFixed(1)} s, ${lexicon.pairCount} (chunk, term) pairs, ${lexiconMiB.toFixed(0)} MiB (memoryBytes ${(lexicon.memoryBytes() / 2 ** 20).toFixed(0)} MiB), process peak RSS during the build ${buildPeakRssMiB.toFixed(0)} MiB`,

@@ -27,7 +27,7 @@
  * database, dropped at the end). Results: bench/results/knowledge-scale.json.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -37,6 +37,7 @@ import pg from "pg";
 import { Agent, fetch as fetchWithAgent } from "undici";
 import { buildBundles, SERVER_ENTRY_POINTS } from "../scripts/build";
 import { createTestDatabase } from "../test/helpers/database";
+import { processMemoryMiB, restartPeakWindow } from "./process-memory";
 import { describeRun } from "./run-record";
 import { generatedWords, seededRandom, zipfRanks } from "../test/helpers/zipf-text";
 
@@ -183,15 +184,14 @@ function loopDelayOf(metrics: string): number {
  */
 async function takePeakMiB(server: RunningServer): Promise<number> {
 	const { peakMiB } = await memoryOf(server);
-	await writeFile(`/proc/${server.process.pid}/clear_refs`, "5").catch(() => {});
+	await restartPeakWindow(server.process.pid as number);
 	return peakMiB;
 }
 
 /** Resident and peak resident memory of the server process, in MiB. */
 async function memoryOf(server: RunningServer): Promise<{ rssMiB: number; peakMiB: number }> {
-	const status = await readFile(`/proc/${server.process.pid}/status`, "utf8");
-	const field = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024;
-	return { rssMiB: round(field("VmRSS")), peakMiB: round(field("VmHWM")) };
+	const { rssMiB, peakMiB } = await processMemoryMiB(server.process.pid as number);
+	return { rssMiB: round(rssMiB), peakMiB: round(peakMiB) };
 }
 
 /**

@@ -28,10 +28,17 @@ const PAGE_ROWS = 1000;
 const { databaseUrl, role } = workerData as BuilderThreadData;
 if (role === "builder") runAsBackgroundThread();
 
-/** The chunks of the source's READY documents as ingestion counted them: sizes the matrix before its rows arrive (a hint; it grows if short). */
-function readyChunkCountSql(documents: "all" | "some"): string {
-	return `select coalesce(sum(d.chunk_count), 0)::int as count from knowledge_documents d
-	 where d.source_id = $1 and d.status = 'READY'${documents === "some" ? " and d.id = any($2::text[])" : ""}`;
+/**
+ * The chunks of the source's READY documents (all, or those of `parameters[1]`) as ingestion
+ * counted them: sizes a matrix or a lexicon's pairs before their rows arrive (a hint; they grow if short).
+ */
+async function readyChunkCount(connection: pg.Client, parameters: unknown[]): Promise<number> {
+	const { rows } = await connection.query<{ count: number }>(
+		`select coalesce(sum(d.chunk_count), 0)::int as count from knowledge_documents d
+		 where d.source_id = $1 and d.status = 'READY'${parameters.length > 1 ? " and d.id = any($2::text[])" : ""}`,
+		parameters,
+	);
+	return rows[0]?.count ?? 0;
 }
 
 async function withConnection<T>(use: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -78,8 +85,7 @@ async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBu
 				const parameters = task.documentIds ? [task.sourceId, task.documentIds] : [task.sourceId];
 				let expected = 0;
 				const countChunks = async (connection: pg.Client) => {
-					const { rows } = await connection.query<{ count: number }>(readyChunkCountSql(task.documentIds ? "some" : "all"), parameters);
-					expected = rows[0]?.count ?? 0;
+					expected = await readyChunkCount(connection, parameters);
 				};
 				let reserved = false;
 				for await (const rows of pagesOf<LexicalChunkRow>(client, lexicalChunkRowsSql(task.documentIds ? "some" : "all"), parameters, countChunks)) {
@@ -113,8 +119,7 @@ async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBu
 				const parameters = task.documentIds ? [task.sourceId, task.documentIds] : [task.sourceId];
 				let expected = 0;
 				const countChunks = async (connection: pg.Client) => {
-					const { rows } = await connection.query<{ count: number }>(readyChunkCountSql(task.documentIds ? "some" : "all"), parameters);
-					expected = rows[0]?.count ?? 0;
+					expected = await readyChunkCount(connection, parameters);
 				};
 				for await (const rows of pagesOf<VectorChunkRow>(client, sql, parameters, countChunks)) {
 					matrix.apply([], rows);
