@@ -73,9 +73,16 @@ describe("a source searched through an HNSW index file", () => {
 		const em = first.orm.em.fork();
 		const before = await cache.matrixFor(em, source());
 		expect(before.approximate).toBeNull();
+		const exactMatrixBefore = before.tail;
+		expect(exactMatrixBefore.size).toBe(CHUNKS);
 		await eventually(async () => cache.indexStatistics.builds >= 1, 60_000, "the HNSW index built");
 		const held = await cache.matrixFor(em, source());
 		expect(held.approximate).not.toBeNull();
+		// The exact matrix the graph replaced holds nothing any more, and was freed on a builder thread (at a
+		// million chunks, unmapping its 2 GB on the API's thread held the event loop for 130 ms).
+		expect(exactMatrixBefore.size).toBe(0);
+		expect(exactMatrixBefore.nearest(embedBuiltin(queries()[0]), 5)).toEqual([]);
+		await eventually(async () => first.services.search.builders.completed["release-buffers"] >= 1, 10_000, "the exact matrix freed on a builder thread");
 		expect(held.size).toBe(CHUNKS);
 		expect((await readdir(join(indexDirectory, "vectors", sourceId))).some((file) => file.endsWith(".usearch"))).toBe(true);
 

@@ -27,7 +27,9 @@ export type BuildTask =
 	/** Builds the source's HNSW index file, or folds the changes since the current one into a new generation. */
 	| { kind: "vector-index"; sourceId: string; directory: string }
 	/** Reads the current generation's description, if there is one (nothing from PostgreSQL). */
-	| { kind: "open-vector-index"; sourceId: string; directory: string };
+	| { kind: "open-vector-index"; sourceId: string; directory: string }
+	/** Frees buffers the API's thread lets go of (transferred here): the kernel's unmapping of gigabytes is then this thread's time. */
+	| { kind: "release-buffers"; buffers: ArrayBuffer[] };
 
 export interface BuildResults {
 	lexicon: LexiconTransfer & { saved?: boolean };
@@ -39,6 +41,7 @@ export interface BuildResults {
 	"embed-builtin": Float32Array;
 	"vector-index": VectorIndexTransfer | null;
 	"open-vector-index": VectorIndexTransfer | null;
+	"release-buffers": null;
 }
 
 /**
@@ -134,7 +137,7 @@ export class IndexBuilderPool {
 	/** The thread the HNSW graphs are viewed and searched on (not one of the pool's: it never waits for a build). */
 	readonly graphs = new GraphSearchThread(() => this.spawnThread("graph-search"));
 	/** Tasks completed, by kind; for operators, the benchmark and tests. */
-	readonly completed: Record<BuildTask["kind"], number> = { lexicon: 0, "open-lexicon": 0, "lexicon-file": 0, matrix: 0, "invert-lexicon": 0, "embed-builtin": 0, "vector-index": 0, "open-vector-index": 0 };
+	readonly completed: Record<BuildTask["kind"], number> = { lexicon: 0, "open-lexicon": 0, "lexicon-file": 0, matrix: 0, "invert-lexicon": 0, "embed-builtin": 0, "vector-index": 0, "open-vector-index": 0, "release-buffers": 0 };
 	/** Threads started (a whole-source task's thread exits after it; other threads are kept idle for a while). */
 	threadsStarted = 0;
 
@@ -150,6 +153,16 @@ export class IndexBuilderPool {
 			this.queue.push({ workspace, task, transfer, resolve: resolve as (result: unknown) => void, reject });
 			this.dispatch();
 		});
+	}
+
+	/**
+	 * Frees `buffers` (nothing may read them again) on a builder thread, as a task of `workspace`:
+	 * they are detached here when the task starts. Best effort: with the pool closed they are left
+	 * to the garbage collector.
+	 */
+	release(workspace: string, buffers: ArrayBuffer[]): void {
+		if (buffers.length === 0) return;
+		this.run(workspace, { kind: "release-buffers", buffers }, buffers).catch(() => undefined);
 	}
 
 	/** Builds running and waiting; for tests and operators. */

@@ -15,6 +15,7 @@ import type { BuilderThreadData, BuildReply, BuildRequest, BuildTask } from "./i
 import { invertLexicon, type LexicalChunkRow, lexicalChunkRowsSql, SourceLexicon } from "./lexical-index";
 import { foldLexiconFile, readLexiconFile, writeLexiconFile } from "./lexicon-files";
 import { type GraphRequest, GraphViews } from "./graph-views";
+import { releaseBuffers } from "./release-memory";
 import { buffersOf } from "./thread-transfer";
 import { SourceMatrix, type VectorChunkRow, vectorChunkRowsSql } from "./vector-cache";
 import { buildVectorIndex, openVectorIndex } from "./vector-index-build";
@@ -143,6 +144,9 @@ async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBu
 			const { renumbered, lengths, pairStarts, pairTerms, pairFrequencies, offsets, postings, frequencies, termBounds } = inverted;
 			return { result: inverted, buffers: buffersOf(renumbered, lengths, pairStarts, pairTerms, pairFrequencies, offsets, postings, frequencies, termBounds) };
 		}
+		case "release-buffers":
+			releaseBuffers(task.buffers);
+			return { result: null, buffers: [] };
 		case "embed-builtin": {
 			const vectors = new Float32Array(task.texts.length * BUILTIN_DIMENSIONS);
 			task.texts.forEach((text, index) => vectors.set(embedBuiltin(text), index * BUILTIN_DIMENSIONS));

@@ -1,4 +1,5 @@
 import type { GraphSearchThread, ViewedGraphHandle } from "./graph-search-thread";
+import type { BufferReleaser } from "./release-memory";
 import type { CachedSource, DocumentVersions } from "./source-chunk-cache";
 import { inSlices, PackedStringTable, unpackStrings } from "./thread-transfer";
 import { SourceMatrix } from "./vector-cache";
@@ -160,11 +161,11 @@ export class SourceVectors implements CachedSource {
 	 * the old one and the tail; the caller marks the source stale, so the next search brings it up to
 	 * date from the database by document versions.
 	 */
-	adopt(approximate: ApproximateIndex): void {
+	adopt(approximate: ApproximateIndex, releaser?: BufferReleaser): void {
 		this.approximate = approximate;
 		// What the tail held is in the generation or read again by the next search (the caller marks the source
 		// stale), so its memory goes back now: the 2 GB exact matrix of a million chunks before their first graph.
-		this.tail.release();
+		this.tail.release(releaser);
 		this.tail = new SourceMatrix();
 		this.tail.dimensions = approximate.dimensions;
 		this.versions.clear();

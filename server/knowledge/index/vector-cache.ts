@@ -4,7 +4,7 @@ import type { DatabaseNotifications } from "../../db/notifications";
 import { DEFAULT_KNOWLEDGE_OPTIONS } from "../options";
 import type { IndexBuilderPool } from "./index-builder-pool";
 import type { SearchMemoryBudget } from "./search-memory-budget";
-import { releaseArrays } from "./release-memory";
+import { type BufferReleaser, releasableBuffers, releaseBuffers } from "./release-memory";
 import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, type LoadOptions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
 import { ApproximateIndex, SourceVectors } from "./source-vectors";
 import { sourceIndexDirectory } from "./vector-index-files";
@@ -52,7 +52,7 @@ export class SourceMatrix implements CachedSource {
 	private changes = 0;
 	/** Scans in slices under way, and whether the matrix is to be released once none is (release). */
 	private scansUnderWay = 0;
-	private releasing = false;
+	private releasing: BufferReleaser | null = null;
 
 	static fromRows(rows: VectorChunkRow[]): SourceMatrix {
 		const matrix = new SourceMatrix();
@@ -171,11 +171,11 @@ export class SourceMatrix implements CachedSource {
 
 	/**
 	 * For a matrix nothing will search again (an HNSW generation took its place): its vectors and
-	 * scratch go back to the system now (releaseArrays), or when the last scan in slices under way
-	 * ends. It then holds nothing: a search of it finds nothing.
+	 * scratch go to `releaser` to be freed (by default on this thread) now, or when the last scan in
+	 * slices under way ends. It then holds nothing: a search of it finds nothing.
 	 */
-	release(): void {
-		this.releasing = true;
+	release(releaser: BufferReleaser = releaseBuffers): void {
+		this.releasing = releaser;
 		if (this.scansUnderWay === 0) this.releaseNow();
 	}
 
@@ -188,7 +188,9 @@ export class SourceMatrix implements CachedSource {
 		this.slotCount = 0;
 		this.liveCount = 0;
 		this.changes++;
-		releaseArrays(arrays);
+		const releaser = this.releasing ?? releaseBuffers;
+		this.releasing = null;
+		releaser(releasableBuffers(arrays));
 	}
 
 	private chunkIdOf(slot: number): string {
@@ -453,7 +455,9 @@ export class VectorCache extends SourceChunkCache<SourceVectors> {
 			.run(source.workspace, { kind: "vector-index", sourceId: source.id, directory })
 			.then(async (generation) => {
 				if (!generation) return;
-				vectors.adopt(await ApproximateIndex.fromTransfer(generation, this.builders.graphs));
+				// The exact matrix it replaces (2 GB at a million chunks) is freed on a builder thread: unmapping it
+				// here held the event loop for 130 ms.
+				vectors.adopt(await ApproximateIndex.fromTransfer(generation, this.builders.graphs), (buffers) => this.builders.release(source.workspace, buffers));
 				this.indexStatistics.builds++;
 				// The generation holds its build's snapshot: the next search catches up by document versions.
 				this.invalidate(source.id);
