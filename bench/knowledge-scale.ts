@@ -25,6 +25,9 @@
  * BENCH_SERVER_NODE_FLAGS adds flags to the server's node (diagnostics: `--trace-gc` prints to stderr).
  * Database: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else postgres@127.0.0.1:5432 (a fresh
  * database, dropped at the end). Results: bench/results/knowledge-scale.json.
+ * BENCH_KEEP=<file>: the database and the server's data directory are kept, and what a later
+ * server needs to search them (database URL, data directory, API key, source ids) is written to
+ * <file>: for profiling the searches of a large source without ingesting it again.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -54,6 +57,7 @@ const VOCABULARY = 50_000;
 const UPLOADS_IN_FLIGHT = 2;
 const SECRET_KEY = "bench-scale-secret-key-0123456789abcdef0123";
 const METRICS_TOKEN = "bench-scale-metrics-token-0123456789";
+const KEEP = process.env.BENCH_KEEP;
 const log = (message: string) => process.stdout.write(`${message}\n`);
 
 if (!process.env.TEST_DATABASE_URL && process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
@@ -274,6 +278,7 @@ try {
 	const floorSourceId = (await api("POST", "/knowledge/sources", { name: "Floor" })).id as string;
 	const floorDocument = await api("POST", `/knowledge/sources/${floorSourceId}/documents/upload`, { filename: "floor.txt", contentBase64: Buffer.from(`${warmQueries.join(". ")}.`).toString("base64") });
 	while ((await api("GET", `/knowledge/sources/${floorSourceId}/documents/${floorDocument.id}`)).status !== "READY") await new Promise((resolve) => setTimeout(resolve, 200));
+	if (KEEP) await writeFile(KEEP, `${JSON.stringify({ databaseUrl: database.url, dataDirectory, secretKey: SECRET_KEY, apiKey, sourceId, floorSourceId, queries, warmQueries }, null, 2)}\n`);
 	const searchOnce = async (query: string, source = sourceId) => {
 		const start = performance.now();
 		await api("GET", `/knowledge/sources/${source}/search?${new URLSearchParams({ query, topK: "5" })}`);
@@ -401,6 +406,8 @@ try {
 	await health.stop();
 	if (server) await stopServer(server);
 	await pool.end();
-	await database.drop();
-	await rm(dataDirectory, { recursive: true, force: true });
+	if (!KEEP) {
+		await database.drop();
+		await rm(dataDirectory, { recursive: true, force: true });
+	}
 }
