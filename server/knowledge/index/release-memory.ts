@@ -1,18 +1,15 @@
 /**
- * Gives typed arrays' memory back to the system now, instead of at V8's next major collection:
+ * Giving typed arrays' memory back to the system now, instead of at V8's next major collection:
  * a thread that allocates little after letting go of a large structure (an exact vector matrix
  * replaced by its HNSW graph: 2 GB at a million chunks) may not run one for minutes, and forcing
- * one is a pause of the event loop that grows with the heap (90 ms at 100k chunks). The buffers
- * are transferred to a message channel that is closed at once, which detaches them here (every
- * view of them reads as empty from then on) and drops the memory with the undelivered message.
- * Only for buffers nothing will read again; a view that does not span its whole buffer is left
- * to the collector (the buffer may hold other arrays).
+ * one is a pause of the event loop that grows with the heap (90 ms at 100k chunks).
  */
-export function releaseArrays(arrays: ArrayBufferView[]): void {
-	releaseBuffers(releasableBuffers(arrays));
-}
 
-/** The buffers releaseArrays would give back: those the arrays span whole, once each. */
+/**
+ * The buffers of `arrays` that can be given back: those an array spans whole, once each. Only for
+ * arrays nothing will read again; a view that does not span its whole buffer is left to the
+ * collector (the buffer may hold other arrays).
+ */
 export function releasableBuffers(arrays: ArrayBufferView[]): ArrayBuffer[] {
 	const buffers = new Set<ArrayBuffer>();
 	for (const array of arrays) {
@@ -23,9 +20,11 @@ export function releasableBuffers(arrays: ArrayBufferView[]): ArrayBuffer[] {
 }
 
 /**
- * Gives `buffers` back to the system from this thread. Freeing is the kernel unmapping every page:
- * 130 ms for the 2 GB matrix of a million chunks, so the API's thread hands such buffers to an
- * index-builder thread to free (IndexBuilderPool, task "release-buffers").
+ * Gives `buffers` back to the system from this thread: they are transferred to a message channel
+ * that is closed at once, which detaches them here (every view of them reads as empty from then
+ * on) and drops the memory with the undelivered message. Freeing is the kernel unmapping every
+ * page: 130 ms for the 2 GB matrix of a million chunks, so the API's thread hands such buffers to
+ * an index-builder thread to free (IndexBuilderPool.release, task "release-buffers").
  */
 export function releaseBuffers(buffers: ArrayBuffer[]): void {
 	if (buffers.length === 0) return;

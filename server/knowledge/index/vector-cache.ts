@@ -50,7 +50,7 @@ export class SourceMatrix implements CachedSource {
 	private liveCount = 0;
 	/** Bumped by every change of slots: a scan in slices that sees it move starts over. */
 	private changes = 0;
-	/** Scans in slices under way, and whether the matrix is to be released once none is (release). */
+	/** Scans in slices under way, and where the matrix's buffers go once none is, when it is released (release). */
 	private scansUnderWay = 0;
 	private releasing: BufferReleaser | null = null;
 
