@@ -6,6 +6,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { invertLexicon, type LexicalChunkRow, LexicalIndexCache, lexicalChunkRowsSql, queryLexemes, SourceLexicon } from "../../server/knowledge/index/lexical-index";
 import { readLexiconFile, writeLexiconFile } from "../../server/knowledge/index/lexicon-files";
+import { LexiconPieces } from "../../server/knowledge/index/lexicon-pieces";
 import { SearchMemoryBudget } from "../../server/knowledge/index/search-memory-budget";
 import { rankLexically } from "../../server/knowledge/search/rank-lexically";
 import { DEFAULT_KNOWLEDGE_OPTIONS } from "../../server/knowledge/options";
@@ -22,6 +23,51 @@ const CHUNKS = 3000;
  * the removals and additions a cache absorbs, for far less memory.
  */
 describe("a lexicon opened in pieces", () => {
+	it("reads a query's lists once: lists the previous read holds are used where they are, the others read after them, and every list is the file's", async () => {
+		const directory = await mkdtemp(join(tmpdir(), "lexicon-lists-test-"));
+		try {
+			const corpus = zipfCorpus(41, 2000);
+			const lexicon = SourceLexicon.fromRows(Array.from({ length: 800 }, (_, index) => corpus.documentRows(`doc${index}`, 0)).flat());
+			const written = lexicon.toTransfer().transfer;
+			writeLexiconFile(directory, "source", written);
+			const location = readLexiconFile(directory, "source", { inPieces: true })?.transfer.pieces;
+			expect(location).toBeDefined();
+			const pieces = new LexiconPieces(location!);
+			const { offsets, postings, frequencies } = written;
+			const termCount = offsets.length - 1;
+			const rangeOf = (term: number) => ({ start: offsets[term], end: offsets[term + 1] });
+			const expectFileContent = (terms: number[], lists: ReturnType<LexiconPieces["postingLists"]>) => {
+				expect(lists).not.toBeNull();
+				terms.forEach((term, index) => {
+					const { slots, frequencies: counts, start, end } = lists![index];
+					const { start: from, end: to } = rangeOf(term);
+					expect(Array.from(slots.subarray(start, end))).toEqual(Array.from(postings.subarray(from, to)));
+					expect(Array.from(counts.subarray(start, end))).toEqual(Array.from(frequencies.subarray(from, to)));
+				});
+				return lists!;
+			};
+			// A first pass over the most frequent terms, then a second with them and others (RM3): the shared lists stay where they were.
+			const first = [0, 1, 2];
+			const firstLists = expectFileContent(first, pieces.postingLists(first.map(rangeOf)));
+			const positions = firstLists.map((list) => list.start);
+			const second = [5, 1, 0, 9, 2, 14];
+			const secondLists = expectFileContent(second, pieces.postingLists(second.map(rangeOf)));
+			expect([secondLists[2].start, secondLists[1].start, secondLists[4].start]).toEqual(positions);
+			// Random sets of terms in turn, an exhaustive read (another buffer use) between some: always the file's content.
+			for (let round = 0; round < 200; round++) {
+				const terms = [...new Set(Array.from({ length: 1 + Math.floor(corpus.random() * 6) }, () => Math.floor(termCount * corpus.random() ** 3)))];
+				expectFileContent(terms, pieces.postingLists(terms.map(rangeOf)));
+				if (round % 7 === 0) {
+					const term = Math.floor(termCount * corpus.random());
+					const single = pieces.postings(offsets[term], offsets[term + 1]);
+					expect(Array.from(single.slots.subarray(single.start, single.end))).toEqual(Array.from(postings.subarray(offsets[term], offsets[term + 1])));
+				}
+			}
+		} finally {
+			await rm(directory, { recursive: true, force: true });
+		}
+	});
+
 	it("ranks exactly as the lexicon it was written from (plain, exhaustive, expanded), through removals and additions, in a fraction of its memory", async () => {
 		const directory = await mkdtemp(join(tmpdir(), "lexicon-pieces-test-"));
 		try {

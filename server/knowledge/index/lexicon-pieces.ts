@@ -34,13 +34,12 @@ export function descriptorCloser(): FinalizationRegistry<number> {
 }
 
 /**
- * Postings a query's lists may hold together when read at once (20 MB of buffers); a query over
- * more (dozens of words each in most chunks of a million) is ranked list by list.
+ * Postings a query's lists may hold together when read at once (20 MB of buffers, kept for the
+ * next query: a fresh buffer per query of frequent words at a million chunks was megabytes of
+ * external memory per search, which V8 answers with collections on the API's thread); a query
+ * over more (dozens of words each in most chunks of a million) is ranked list by list.
  */
 const MAX_QUERY_POSTINGS = 4 * 1024 * 1024;
-
-/** Postings the reused buffers keep room for between queries (5 MB); larger reads use buffers of their own. */
-const KEPT_QUERY_POSTINGS = 1024 * 1024;
 
 /** One chunk's (term, frequency) pairs: [start, end) of `terms` and `frequencies` (in memory, or read from a lexicon file). */
 export interface PairRange {
@@ -69,6 +68,8 @@ export class LexiconPieces {
 	/** What a term's list and a slot's pairs are read into; grown as needed, reused (a search reads one at a time). */
 	private readonly listBuffers: ParallelBuffers = { ids: new Int32Array(0), counts: new Uint8Array(0) };
 	private readonly pairBuffers: ParallelBuffers = { ids: new Int32Array(256), counts: new Uint8Array(256) };
+	/** Where postingLists' last call put each range in listBuffers: its start in the file -> its position there, and its end in the file. */
+	private lastRead = new Map<number, { at: number; end: number }>();
 
 	constructor(
 		readonly location: LexiconPiecesLocation,
@@ -80,29 +81,51 @@ export class LexiconPieces {
 
 	/** Postings [start, end) of the file's term-major arrays (valid until the next read of postings). */
 	postings(start: number, end: number): PostingRange {
+		this.lastRead = new Map();
 		const { ids, counts } = this.readParallel(this.listBuffers, "postings", "frequencies", start, end);
 		return { slots: ids, frequencies: counts, start: 0, end: end - start };
 	}
 
 	/**
-	 * The postings of several ranges at once, one after another in one buffer (valid until the next
-	 * read of postings): a query's lists, for a ranking that moves through all of them together.
-	 * Null past MAX_QUERY_POSTINGS (the caller ranks list by list instead).
+	 * The postings of several ranges at once, in one buffer (valid until the next read of postings):
+	 * a query's lists, for a ranking that moves through all of them together. A range the last call
+	 * read is not read again but used where it is (RM3's second pass ranks the query's own words
+	 * again, the longest lists, beside the feedback terms); the others are read after it. Null past
+	 * MAX_QUERY_POSTINGS (the caller ranks list by list instead).
 	 */
 	postingLists(ranges: { start: number; end: number }[]): PostingRange[] | null {
 		const total = ranges.reduce((sum, { start, end }) => sum + end - start, 0);
 		if (total > MAX_QUERY_POSTINGS) return null;
-		// Kept for the next query up to KEPT_QUERY_POSTINGS; a larger read gets buffers of its own.
-		const buffers = total <= KEPT_QUERY_POSTINGS ? this.grownListBuffers(total) : { ids: new Int32Array(total), counts: new Uint8Array(total) };
+		const kept = new Map<number, number>();
 		let at = 0;
-		return ranges.map(({ start, end }) => {
+		for (const { start, end } of ranges) {
+			const last = this.lastRead.get(start);
+			if (end === start || !last || last.end !== end) continue;
+			kept.set(start, last.at);
+			at = Math.max(at, last.at + end - start);
+		}
+		const unread = ranges.reduce((sum, { start, end }) => sum + (kept.has(start) ? 0 : end - start), 0);
+		if (at + unread > MAX_QUERY_POSTINGS) {
+			kept.clear();
+			at = 0;
+		}
+		growKeeping(this.listBuffers, at + unread, at);
+		const { ids, counts } = this.listBuffers;
+		const placed = new Map<number, { at: number; end: number }>();
+		const lists = ranges.map(({ start, end }) => {
 			const length = end - start;
-			this.read("postings", start, end, buffers.ids.subarray(at, at + length));
-			this.read("frequencies", start, end, buffers.counts.subarray(at, at + length));
-			const range = { slots: buffers.ids, frequencies: buffers.counts, start: at, end: at + length };
-			at += length;
-			return range;
+			let position = kept.get(start);
+			if (position === undefined) {
+				position = at;
+				at += length;
+				this.read("postings", start, end, ids.subarray(position, position + length));
+				this.read("frequencies", start, end, counts.subarray(position, position + length));
+			}
+			if (length > 0) placed.set(start, { at: position, end });
+			return { slots: ids, frequencies: counts, start: position, end: position + length };
 		});
+		this.lastRead = placed;
+		return lists;
 	}
 
 	/** Pairs [start, end) of the file's chunk-major arrays (valid until the next read of pairs). */
@@ -124,11 +147,6 @@ export class LexiconPieces {
 		return buffers;
 	}
 
-	private grownListBuffers(length: number): ParallelBuffers {
-		grow(this.listBuffers, length);
-		return this.listBuffers;
-	}
-
 	private read(array: ArrayLeftOnDisk, start: number, end: number, into: Int32Array | Uint8Array): void {
 		const width = into.BYTES_PER_ELEMENT;
 		readFully(this.descriptor, new Uint8Array(into.buffer, into.byteOffset, (end - start) * width), this.location.offsets[array] + start * width);
@@ -137,9 +155,19 @@ export class LexiconPieces {
 
 /** Grows `buffers` (doubling) to hold `length` elements. */
 function grow(buffers: ParallelBuffers, length: number): void {
+	growKeeping(buffers, length, 0);
+}
+
+/** Grows `buffers` (doubling, up to MAX_QUERY_POSTINGS when that is enough) to hold `length` elements, keeping their first `keep`. */
+function growKeeping(buffers: ParallelBuffers, length: number, keep: number): void {
 	if (buffers.ids.length >= length) return;
-	buffers.ids = new Int32Array(Math.max(length, 2 * buffers.ids.length));
-	buffers.counts = new Uint8Array(buffers.ids.length);
+	const capacity = Math.max(length, Math.min(2 * buffers.ids.length, MAX_QUERY_POSTINGS));
+	const ids = new Int32Array(capacity);
+	const counts = new Uint8Array(capacity);
+	ids.set(buffers.ids.subarray(0, keep));
+	counts.set(buffers.counts.subarray(0, keep));
+	buffers.ids = ids;
+	buffers.counts = counts;
 }
 
 export function readFully(descriptor: number, bytes: Uint8Array, position: number): void {
