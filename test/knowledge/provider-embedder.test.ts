@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deleteProviderCredential } from "../../server/modules/provider-credentials/delete-provider-credential";
 import { setProviderCredential } from "../../server/modules/provider-credentials/set-provider-credential";
 import { type EmbeddingsStandIn, startEmbeddingsStandIn } from "../helpers/embeddings-stand-in";
 import { startTestPlatform, type TestPlatform, type TestWorkspace } from "../helpers/platform";
-import { search, uploadDocument, waitForDocument } from "./knowledge-helpers";
+import { search, searchPath, uploadDocument, waitForDocument } from "./knowledge-helpers";
 
 describe("provider embeddings (OpenAI wire format)", () => {
 	let embeddings: EmbeddingsStandIn;
@@ -72,5 +73,45 @@ describe("provider embeddings (OpenAI wire format)", () => {
 		const failed = await waitForDocument(platform, workspace.apiKey, sourceId, document.id);
 		expect(failed).toMatchObject({ status: "FAILED", failureReason: "openai/text-embedding-3-small rejected the workspace's credential (HTTP 401)" });
 		expect(requestsFor("Lilac badgers").map((request) => request.status)).toEqual([401]);
+	});
+
+	it("answers a search whose query the provider cannot embed with the provider's failure, at once, and searches again once it can", async () => {
+		const searchFor = async (query: string) => {
+			const response = await platform.request("GET", searchPath(sourceId, { query, topK: 1 }), { key: workspace.apiKey });
+			return { status: response.status, retryAfter: response.headers.get("retry-after"), body: (await response.json()) as { code: string; message: string } };
+		};
+		embeddings.script({ kind: "error", status: 401, message: "Incorrect API key provided" });
+		expect(await searchFor("silver moths rejected")).toMatchObject({
+			status: 400,
+			body: { code: "INVALID_REQUEST", message: "openai/text-embedding-3-small rejected the workspace's credential (HTTP 401)" },
+		});
+
+		// Rate limited: forwarded with the provider's Retry-After, after one request (no backoff while the caller waits).
+		embeddings.script({ kind: "error", status: 429, message: "Rate limit reached for requests", headers: { "retry-after": "7" } });
+		const started = Date.now();
+		expect(await searchFor("silver moths limited")).toMatchObject({ status: 429, retryAfter: "7", body: { code: "RATE_LIMITED" } });
+		expect(Date.now() - started).toBeLessThan(5000);
+		expect(requestsFor("silver moths limited").map((request) => request.status)).toEqual([429]);
+
+		embeddings.script({ kind: "error", status: 503, message: "The engine is currently overloaded" });
+		const outage = await searchFor("silver moths outage");
+		expect(outage).toMatchObject({ status: 502, body: { code: "INTERNAL_ERROR" } });
+		expect(outage.body.message).toContain("openai/text-embedding-3-small answered HTTP 503");
+
+		embeddings.script({ kind: "vectors", dimensions: 12 });
+		expect(await searchFor("silver moths drift")).toMatchObject({
+			status: 502,
+			body: { code: "INTERNAL_ERROR", message: "openai/text-embedding-3-small returned 12-dimensional vectors but this source holds 32-dimensional ones" },
+		});
+
+		// The credential removed: the search says what to add; put back, the next search answers.
+		await deleteProviderCredential(platform.operator(), { workspaceId: workspace.workspaceId, provider: "openai" });
+		expect(await searchFor("silver moths")).toMatchObject({
+			status: 400,
+			body: { code: "INVALID_REQUEST", message: "The workspace has no openai credential any more; add one to embed with text-embedding-3-small" },
+		});
+		await setProviderCredential(platform.operator(), { workspaceId: workspace.workspaceId, provider: "openai", apiKey: "sk-stand-in-0123456789", baseUrl: embeddings.baseUrl });
+		const [hit] = await search(platform, workspace.apiKey, sourceId, { query: "silver moths Wrenfield", topK: 1 });
+		expect(hit.text).toContain("Silver moths");
 	});
 });

@@ -15,11 +15,12 @@ export async function embedderForSource(
 	em: EntityManager,
 	services: { secrets: SecretBox; egress: Egress; search: { builders: IndexBuilderPool } },
 	source: Pick<KnowledgeSource, "workspace" | "embeddingProvider" | "embeddingModel">,
+	options: { attempts?: number } = {},
 ): Promise<Embedder> {
 	if (source.embeddingProvider === "builtin") return new BuiltinEmbedder({ pool: services.search.builders, workspace: source.workspace });
 	const credential = await em.findOne(ProviderCredentialSchema, { workspace: source.workspace, provider: source.embeddingProvider as never });
 	if (!credential) {
-		throw new EmbeddingError(`The workspace has no ${source.embeddingProvider} credential any more; add one to embed with ${source.embeddingModel}`, false);
+		throw new EmbeddingError(`The workspace has no ${source.embeddingProvider} credential any more; add one to embed with ${source.embeddingModel}`, false, "invalid_request");
 	}
 	return new ProviderEmbedder({
 		provider: source.embeddingProvider,
@@ -27,5 +28,6 @@ export async function embedderForSource(
 		apiKey: services.secrets.decrypt(credential.encryptedApiKey),
 		baseUrl: credential.baseUrl,
 		fetch: services.egress.fetch,
+		attempts: options.attempts,
 	});
 }

@@ -1,3 +1,5 @@
+import type { ProviderFailureKind } from "../../providers/provider-error";
+
 /** Turns texts into vectors of one fixed space. */
 export interface Embedder {
 	/** `provider/model`, for messages. */
@@ -5,11 +7,19 @@ export interface Embedder {
 	embed(texts: string[]): Promise<Float32Array[]>;
 }
 
-/** Embedding failures the document owner (or operator) can act on; the message becomes failureReason. */
+/**
+ * Embedding failures the document owner (or operator) can act on; the message becomes
+ * failureReason. `kind` is the provider failure it was (provider-error.ts): a search whose query
+ * cannot be embedded answers with that kind's code and status, as a generation does.
+ */
 export class EmbeddingError extends Error {
+	/** From the provider's Retry-After, when it sent one. */
+	retryAfterMs?: number;
+
 	constructor(
 		message: string,
 		readonly retryable: boolean,
+		readonly kind: ProviderFailureKind = retryable ? "server_error" : "invalid_request",
 	) {
 		super(message);
 		this.name = "EmbeddingError";

@@ -27,6 +27,8 @@ export interface ProviderEmbedderOptions {
 	/** The egress fetch (server/egress): the base URL is the workspace's choice. */
 	fetch: EgressFetch;
 	timeoutMs?: number;
+	/** Tries per batch (default 4): a search's query makes one and answers the failure at once, for its caller to retry. */
+	attempts?: number;
 }
 
 /**
@@ -57,13 +59,14 @@ export class ProviderEmbedder implements Embedder {
 
 	private async embedBatch(input: string[]): Promise<Float32Array[]> {
 		let lastError: EmbeddingError | undefined;
-		for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+		const attempts = this.options.attempts ?? MAX_ATTEMPTS;
+		for (let attempt = 1; attempt <= attempts; attempt++) {
 			try {
 				return await this.request(input);
 			} catch (error) {
 				lastError = error instanceof EmbeddingError ? error : new EmbeddingError(`${this.name}: ${(error as Error).message}`, true);
-				if (!lastError.retryable || attempt === MAX_ATTEMPTS) break;
-				const retryAfter = (lastError as EmbeddingError & { retryAfterMs?: number }).retryAfterMs;
+				if (!lastError.retryable || attempt === attempts) break;
+				const retryAfter = lastError.retryAfterMs;
 				await new Promise((resolve) => setTimeout(resolve, retryAfter ?? 2 ** attempt * 250 * (0.5 + Math.random())));
 			}
 		}
@@ -83,7 +86,7 @@ export class ProviderEmbedder implements Embedder {
 		} catch (error) {
 			const refusal = findEgressRefusal(error);
 			if (refusal) throw new EmbeddingError(`${this.name}: the base URL is refused: ${refusal.message}`, false);
-			throw new EmbeddingError(`${this.name} could not be reached (${(error as Error).message})`, true);
+			throw new EmbeddingError(`${this.name} could not be reached (${(error as Error).message})`, true, "unavailable");
 		}
 		if (response.status >= 300 && response.status < 400) {
 			await response.body?.cancel();
@@ -98,14 +101,15 @@ export class ProviderEmbedder implements Embedder {
 					? `${this.name} rejected the workspace's credential (HTTP ${response.status})`
 					: `${this.name} answered HTTP ${response.status}${quoted ? `: ${quoted}` : ""}`,
 				retryable,
-			) as EmbeddingError & { retryAfterMs?: number };
+				response.status === 401 || response.status === 403 ? "authentication" : response.status === 429 ? "rate_limited" : response.status >= 500 ? "server_error" : "invalid_request",
+			);
 			const retryAfter = Number(response.headers.get("retry-after"));
 			if (Number.isFinite(retryAfter) && retryAfter > 0) error.retryAfterMs = Math.min(retryAfter * 1000, 30_000);
 			throw error;
 		}
 		const parsed = ZEmbeddingsResponse.safeParse(await response.json().catch(() => null));
 		if (!parsed.success || parsed.data.data.length !== input.length) {
-			throw new EmbeddingError(`${this.name} returned a malformed embeddings response`, true);
+			throw new EmbeddingError(`${this.name} returned a malformed embeddings response`, true, "malformed_response");
 		}
 		return [...parsed.data.data].sort((left, right) => left.index - right.index).map((item) => Float32Array.from(item.embedding));
 	}

@@ -2,6 +2,8 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { KnowledgeSource } from "../../db/entities";
 import type { Egress } from "../../egress/egress";
 import type { SecretBox } from "../../shared/crypto";
+import { ProviderError } from "../../providers/provider-error";
+import { EmbeddingError } from "../embed/embedder";
 import { embedderForSource } from "../embed/embedder-for-source";
 import { queryLexemes } from "../index/lexical-index";
 import type { VectorIndexes } from "../index/vector-indexes";
@@ -67,6 +69,26 @@ export async function fullTextRanking(em: EntityManager, sourceId: string, query
 }
 
 /**
+ * The query's vector in the source's space. A provider that cannot embed it (credential rejected or
+ * removed, rate limit, outage, vectors of another size) fails the search as it fails a generation:
+ * its failure kind's code and status, the provider named in the message (provider-error.ts).
+ */
+async function embedQuery(em: EntityManager, dependencies: SearchDependencies, source: KnowledgeSource, query: string): Promise<Float32Array> {
+	try {
+		// One attempt: a search answers a provider's failure at once (retryable, with its Retry-After) instead of waiting out backoffs.
+		const embedder = await embedderForSource(em, dependencies, source, { attempts: 1 });
+		const [vector] = await embedder.embed([query]);
+		if (source.embeddingDimensions !== null && vector.length !== source.embeddingDimensions) {
+			throw new EmbeddingError(`${embedder.name} returned ${vector.length}-dimensional vectors but this source holds ${source.embeddingDimensions}-dimensional ones`, false, "malformed_response");
+		}
+		return vector;
+	} catch (error) {
+		if (!(error instanceof EmbeddingError)) throw error;
+		throw new ProviderError(error.kind, source.embeddingProvider, error.message, { retryable: error.retryable, retryAfterMs: error.retryAfterMs, cause: error });
+	}
+}
+
+/**
  * Hybrid retrieval over a source's READY documents: BM25 over PostgreSQL's lexemes (in-memory
  * per-source index) with RM3 query expansion, and vector similarity (the source's embedder and
  * vector index), fused by a weighted sum of normalised scores (fuse-rankings.ts). The
@@ -77,10 +99,10 @@ export async function fullTextRanking(em: EntityManager, sourceId: string, query
 export async function searchKnowledge(em: EntityManager, dependencies: SearchDependencies, source: KnowledgeSource, input: SearchInput): Promise<TKnowledgeSearchResult[]> {
 	const topK = input.topK ?? DEFAULT_SEARCH_TOP_K;
 	const candidates = Math.max(50, topK * 4);
-	const embedder = await embedderForSource(em, dependencies, source);
+	// Both halves start at once: the lexical one does not wait for the embedder's credential lookup.
 	const [lexical, semantic] = await Promise.all([
 		Promise.all([dependencies.search.lexical.lexiconFor(em, source), queryLexemes(em, input.query)]).then(([lexicon, terms]) => rankLexically(lexicon, terms, candidates)),
-		embedder.embed([input.query]).then(([vector]) => dependencies.vectorIndexes.forSource(em, source).query(source.id, vector, candidates)),
+		embedQuery(em, dependencies, source, input.query).then((vector) => dependencies.vectorIndexes.forSource(em, source).query(source.id, vector, candidates)),
 	]);
 	const ranked = fuseRankings(
 		lexical,
