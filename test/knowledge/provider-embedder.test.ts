@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EmbeddingError } from "../../server/knowledge/embed/embedder";
+import { ProviderEmbedder } from "../../server/knowledge/embed/provider-embedder";
+import { ProviderError } from "../../server/providers/provider-error";
 import { deleteProviderCredential } from "../../server/modules/provider-credentials/delete-provider-credential";
 import { setProviderCredential } from "../../server/modules/provider-credentials/set-provider-credential";
 import { type EmbeddingsStandIn, startEmbeddingsStandIn } from "../helpers/embeddings-stand-in";
@@ -73,6 +76,17 @@ describe("provider embeddings (OpenAI wire format)", () => {
 		const failed = await waitForDocument(platform, workspace.apiKey, sourceId, document.id);
 		expect(failed).toMatchObject({ status: "FAILED", failureReason: "openai/text-embedding-3-small rejected the workspace's credential (HTTP 401)" });
 		expect(requestsFor("Lilac badgers").map((request) => request.status)).toEqual([401]);
+	});
+
+	it("gives up on a provider that does not answer within its timeout, as a timeout (a search answers 504)", async () => {
+		embeddings.script({ kind: "hang" });
+		const embedder = new ProviderEmbedder({ provider: "openai", model: "text-embedding-3-small", apiKey: "sk-stand-in-0123456789", baseUrl: embeddings.baseUrl, fetch: platform.services.egress.fetch, timeoutMs: 300, attempts: 1 });
+		const started = Date.now();
+		const failure = await embedder.embed(["Amber herons count the hours"]).catch((error: unknown) => error);
+		expect(failure).toBeInstanceOf(EmbeddingError);
+		expect(failure).toMatchObject({ kind: "timeout", retryable: true, message: "openai/text-embedding-3-small did not answer within 0.3 s" });
+		expect(Date.now() - started).toBeLessThan(3000);
+		expect(new ProviderError((failure as EmbeddingError).kind, "openai", "").status).toBe(504);
 	});
 
 	it("answers a search whose query the provider cannot embed with the provider's failure, at once, and searches again once it can", async () => {

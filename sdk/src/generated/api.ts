@@ -1152,7 +1152,7 @@ export const retryKnowledgeDocument = (
     }
   
 /**
- * Not in the original spec; a read, so a GET under knowledge:read like every other read. Searches READY documents only. 400 VALIDATION_ERROR names each bad query parameter (`query`, `topK`, `minScore`, or an unknown one). The query is embedded with the source's embedding model on the workspace's credential, in one attempt; a provider failure answers at once as a generation's does, naming the provider in `message`: credential rejected or removed 400 INVALID_REQUEST; rate limit 429 RATE_LIMITED with the provider's Retry-After; 5xx, a malformed answer or vectors of another size 502 INTERNAL_ERROR; unreachable 503 INTERNAL_ERROR.
+ * Not in the original spec; a read, so a GET under knowledge:read like every other read. Searches READY documents only. 400 VALIDATION_ERROR names each bad query parameter (`query`, `topK`, `minScore`, or an unknown one). The query is embedded with the source's embedding model on the workspace's credential, in one attempt; a provider failure answers at once as a generation's does, naming the provider in `message`: credential rejected or removed 400 INVALID_REQUEST; rate limit 429 RATE_LIMITED with the provider's Retry-After; 5xx, a malformed answer or vectors of another size 502 INTERNAL_ERROR; unreachable 503 INTERNAL_ERROR; no answer within 15 s 504 INTERNAL_ERROR.
 
 Requires scope `knowledge:read`.
  * @summary Search a source (hybrid: full text fused with vector similarity)

@@ -15,7 +15,7 @@ export async function embedderForSource(
 	em: EntityManager,
 	services: { secrets: SecretBox; egress: Egress; search: { builders: IndexBuilderPool } },
 	source: Pick<KnowledgeSource, "workspace" | "embeddingProvider" | "embeddingModel">,
-	options: { attempts?: number } = {},
+	options: { attempts?: number; timeoutMs?: number } = {},
 ): Promise<Embedder> {
 	if (source.embeddingProvider === "builtin") return new BuiltinEmbedder({ pool: services.search.builders, workspace: source.workspace });
 	const credential = await em.findOne(ProviderCredentialSchema, { workspace: source.workspace, provider: source.embeddingProvider as never });
@@ -29,5 +29,6 @@ export async function embedderForSource(
 		baseUrl: credential.baseUrl,
 		fetch: services.egress.fetch,
 		attempts: options.attempts,
+		timeoutMs: options.timeoutMs,
 	});
 }

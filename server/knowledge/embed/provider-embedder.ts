@@ -74,18 +74,20 @@ export class ProviderEmbedder implements Embedder {
 	}
 
 	private async request(input: string[]): Promise<Float32Array[]> {
+		const timeoutMs = this.options.timeoutMs ?? 60_000;
 		let response: Response;
 		try {
 			response = await this.options.fetch(`${this.baseUrl}/embeddings`, {
 				method: "POST",
 				headers: { authorization: `Bearer ${this.options.apiKey}`, "content-type": "application/json" },
 				body: JSON.stringify({ model: this.options.model, input }),
-				signal: AbortSignal.timeout(this.options.timeoutMs ?? 60_000),
+				signal: AbortSignal.timeout(timeoutMs),
 				redirect: "manual",
 			});
 		} catch (error) {
 			const refusal = findEgressRefusal(error);
 			if (refusal) throw new EmbeddingError(`${this.name}: the base URL is refused: ${refusal.message}`, false);
+			if (isTimeout(error)) throw new EmbeddingError(`${this.name} did not answer within ${timeoutMs / 1000} s`, true, "timeout");
 			throw new EmbeddingError(`${this.name} could not be reached (${(error as Error).message})`, true, "unavailable");
 		}
 		if (response.status >= 300 && response.status < 400) {
@@ -113,4 +115,14 @@ export class ProviderEmbedder implements Embedder {
 		}
 		return [...parsed.data.data].sort((left, right) => left.index - right.index).map((item) => Float32Array.from(item.embedding));
 	}
+}
+
+/** Whether a failed fetch was its timeout signal firing (the abort reason, possibly wrapped as a cause). */
+function isTimeout(error: unknown): boolean {
+	let current: unknown = error;
+	for (let depth = 0; depth < 6 && current && typeof current === "object"; depth++) {
+		if ((current as { name?: unknown }).name === "TimeoutError") return true;
+		current = (current as { cause?: unknown }).cause;
+	}
+	return false;
 }

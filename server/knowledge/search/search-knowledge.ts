@@ -21,6 +21,9 @@ export interface SearchDependencies {
 	vectorIndexes: VectorIndexes;
 }
 
+/** How long a search waits for its query's embedding from a provider (ingestion waits 60 s a batch): past it, 504. */
+export const QUERY_EMBEDDING_TIMEOUT_MS = 15_000;
+
 /** Results a search returns when its caller names no topK. */
 export const DEFAULT_SEARCH_TOP_K = 5;
 
@@ -75,8 +78,8 @@ export async function fullTextRanking(em: EntityManager, sourceId: string, query
  */
 async function embedQuery(em: EntityManager, dependencies: SearchDependencies, source: KnowledgeSource, query: string): Promise<Float32Array> {
 	try {
-		// One attempt: a search answers a provider's failure at once (retryable, with its Retry-After) instead of waiting out backoffs.
-		const embedder = await embedderForSource(em, dependencies, source, { attempts: 1 });
+		// One attempt, bounded: a search answers a provider's failure at once (retryable, with its Retry-After) instead of waiting out backoffs.
+		const embedder = await embedderForSource(em, dependencies, source, { attempts: 1, timeoutMs: QUERY_EMBEDDING_TIMEOUT_MS });
 		const [vector] = await embedder.embed([query]);
 		if (source.embeddingDimensions !== null && vector.length !== source.embeddingDimensions) {
 			throw new EmbeddingError(`${embedder.name} returned ${vector.length}-dimensional vectors but this source holds ${source.embeddingDimensions}-dimensional ones`, false, "malformed_response");
