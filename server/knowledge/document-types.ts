@@ -37,10 +37,30 @@ export function resolveDocumentType(filename: string, contentType: string | unde
 
 /** Strict base64 (standard or URL-safe alphabet, whitespace ignored); null when it does not decode. */
 export function decodeBase64(text: string): Buffer | null {
-	const compact = text.replace(/\s+/g, "");
-	if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(compact)) return null;
-	const unpadded = compact.replace(/=+$/, "");
-	if (unpadded.length % 4 === 1) return null;
-	if (compact.includes("=") && compact.length % 4 !== 0) return null;
-	return Buffer.from(unpadded.replace(/-/g, "+").replace(/_/g, "/"), "base64");
+	// Node's decoder takes both alphabets and skips whitespace, but also skips what is not base64 at
+	// all: a text that re-encodes to itself (what clients send) needs no other check; the rest is
+	// checked in one pass. Five regular-expression passes over a 5 MiB upload held the event loop
+	// 35-50 ms; decoding and re-encoding it natively takes a few.
+	const decoded = Buffer.from(text, "base64");
+	if (decoded.toString("base64") === text) return decoded;
+	let significant = 0;
+	let padding = 0;
+	for (let index = 0; index < text.length; index++) {
+		const code = text.charCodeAt(index);
+		if (code === 32 || (code >= 9 && code <= 13)) continue;
+		if (code === 61) {
+			if (++padding > 2) return null;
+			continue;
+		}
+		if (padding > 0 || !isBase64Character(code)) return null;
+		significant++;
+	}
+	if (significant % 4 === 1) return null;
+	if (padding > 0 && (significant + padding) % 4 !== 0) return null;
+	return decoded;
+}
+
+/** A character of the base64 alphabet or of its URL-safe variant (RFC 4648 §4-5). */
+function isBase64Character(code: number): boolean {
+	return (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || (code >= 48 && code <= 57) || code === 43 || code === 47 || code === 45 || code === 95;
 }

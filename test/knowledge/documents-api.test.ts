@@ -37,6 +37,17 @@ describe("knowledge document endpoints", () => {
 			expect(await waitForDocument(platform, workspace.apiKey, sourceId, document.id)).toMatchObject({ status: "READY", chunkCount: 1 });
 		});
 
+		it("accepts base64 as clients write it: standard, URL-safe, unpadded, in lines of 76, each decoding to the file's size", async () => {
+			const bytes = Buffer.from(Array.from({ length: 3000 }, (_, index) => (index * 37 + (index >> 3)) % 256));
+			const standard = bytes.toString("base64");
+			const forms = [standard, bytes.toString("base64url"), standard.replace(/=+$/, ""), standard.replace(/(.{76})/g, "$1\r\n")];
+			for (const contentBase64 of forms) {
+				const response = await upload({ filename: "a.txt", contentBase64 });
+				expect(response.status).toBe(201);
+				expect(((await response.json()) as DocumentBody).byteSize).toBe(bytes.length);
+			}
+		});
+
 		it("accepts a content type with parameters when it matches the extension", async () => {
 			const response = await upload({ filename: "a.txt", contentBase64: "aGk=", contentType: "text/plain; charset=utf-8" });
 			expect(response.status).toBe(201);
@@ -49,6 +60,9 @@ describe("knowledge document endpoints", () => {
 			["content type not matching the extension", { filename: "a.pdf", contentBase64: "aGk=", contentType: "text/plain" }, "contentType"],
 			["base64 that does not decode", { filename: "a.txt", contentBase64: "@@not base64@@" }, "contentBase64"],
 			["base64 with broken padding", { filename: "a.txt", contentBase64: "aGk==" }, "contentBase64"],
+			["base64 with data after its padding", { filename: "a.txt", contentBase64: "aGk=aGk=" }, "contentBase64"],
+			["base64 with a character of neither alphabet inside", { filename: "a.txt", contentBase64: "aGVs*bG8=" }, "contentBase64"],
+			["base64 one character short of a byte", { filename: "a.txt", contentBase64: "aGVsbG8gd" }, "contentBase64"],
 			["path separators in the filename", { filename: "../a.txt", contentBase64: "aGk=" }, "filename"],
 			["a missing field", { filename: "a.txt" }, "contentBase64"],
 		])("400 VALIDATION_ERROR for %s", async (_name, body, field) => {
