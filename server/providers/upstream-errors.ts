@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { findEgressRefusal } from "../egress/egress-refused-error";
-import { ProviderError } from "./provider-error";
+import { ProviderError, type ProviderFailureKind } from "./provider-error";
 
 /**
  * Turning whatever a provider SDK throws into one ProviderError, shared by every adapter.
@@ -86,6 +86,15 @@ export function redactSecret(text: string, secret: string): string {
 	return redacted;
 }
 
+/** The failure a provider's error status is (not a redirect: calls never follow one, see providerErrorFromStatus). */
+export function failureKindOfStatus(status: number): ProviderFailureKind {
+	if (status === 429) return "rate_limited";
+	if (status === 401 || status === 403) return "authentication";
+	if (status === 408) return "timeout";
+	if (status >= 500) return "server_error";
+	return "invalid_request";
+}
+
 export function providerErrorFromStatus(input: {
 	providerName: string;
 	status: number;
@@ -107,37 +116,38 @@ export function providerErrorFromStatus(input: {
 			options,
 		);
 	}
-	if (status === 429) {
-		return new ProviderError("rate_limited", providerName, `${providerName} rate-limited the workspace's credential${detail}`, {
+	const kind = failureKindOfStatus(status);
+	if (kind === "rate_limited") {
+		return new ProviderError(kind, providerName, `${providerName} rate-limited the workspace's credential${detail}`, {
 			...options,
 			retryAfterMs: readRetryAfterMs(input.headers),
 		});
 	}
 	// The provider's own wording for a bad key often quotes the key; say only what the operator must do.
-	if (status === 401 || status === 403) {
-		return new ProviderError(
-			"authentication",
-			providerName,
-			`${providerName} rejected the workspace's stored credential (HTTP ${status}); update it in the provider settings`,
-			options,
-		);
+	if (kind === "authentication") {
+		return new ProviderError(kind, providerName, `${providerName} rejected the workspace's stored credential (HTTP ${status}); update it in the provider settings`, options);
 	}
-	if (status === 408) return new ProviderError("timeout", providerName, `${providerName} timed out handling the request`, options);
-	if (status >= 500) return new ProviderError("server_error", providerName, `${providerName} failed with HTTP ${status}${detail}`, options);
-	return new ProviderError("invalid_request", providerName, `${providerName} rejected the request (HTTP ${status})${detail}`, options);
+	if (kind === "timeout") return new ProviderError(kind, providerName, `${providerName} timed out handling the request`, options);
+	if (kind === "server_error") return new ProviderError(kind, providerName, `${providerName} failed with HTTP ${status}${detail}`, options);
+	return new ProviderError(kind, providerName, `${providerName} rejected the request (HTTP ${status})${detail}`, options);
 }
 
 const CONNECTION_ERROR_CODES: ReadonlySet<string> = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_SOCKET", "UND_ERR_CONNECT_TIMEOUT"]);
 
-/** Walks `cause` chains (fetch wraps the socket error twice) looking for a network error code. */
-export function findNetworkErrorCode(error: unknown): string | undefined {
+/** The first error of `error`'s `cause` chain (fetch wraps a socket error twice, an abort once) that `matches`. */
+export function findCause(error: unknown, matches: (cause: { code?: unknown; name?: unknown }) => boolean): object | undefined {
 	let current: unknown = error;
 	for (let depth = 0; depth < 6 && current && typeof current === "object"; depth++) {
-		const code = (current as { code?: unknown }).code;
-		if (typeof code === "string" && CONNECTION_ERROR_CODES.has(code)) return code;
+		if (matches(current as { code?: unknown; name?: unknown })) return current;
 		current = (current as { cause?: unknown }).cause;
 	}
 	return undefined;
+}
+
+/** Walks `cause` chains looking for a network error code. */
+export function findNetworkErrorCode(error: unknown): string | undefined {
+	const found = findCause(error, ({ code }) => typeof code === "string" && CONNECTION_ERROR_CODES.has(code));
+	return (found as { code: string } | undefined)?.code;
 }
 
 /**

@@ -33,3 +33,8 @@ export function l2Normalize(vector: Float32Array): Float32Array {
 	if (norm > 0) for (let index = 0; index < vector.length; index++) vector[index] /= norm;
 	return vector;
 }
+
+/** Why vectors of another size than a source's are refused: a provider silently changing a model, or a wrong base URL, must not mix spaces. */
+export function dimensionMismatch(embedderName: string, returned: number, held: number): string {
+	return `${embedderName} returned ${returned}-dimensional vectors but this source holds ${held}-dimensional ones`;
+}

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { findEgressRefusal } from "../../egress/egress-refused-error";
 import { type EgressFetch, readTextUpTo } from "../../egress/egress-fetch";
-import { quoteUpstreamErrorMessage } from "../../providers/upstream-errors";
+import { failureKindOfStatus, findCause, quoteUpstreamErrorMessage } from "../../providers/upstream-errors";
 import { type Embedder, EmbeddingError } from "./embedder";
 
 const DEFAULT_BASE_URLS: Record<string, string> = {
@@ -87,7 +87,8 @@ export class ProviderEmbedder implements Embedder {
 		} catch (error) {
 			const refusal = findEgressRefusal(error);
 			if (refusal) throw new EmbeddingError(`${this.name}: the base URL is refused: ${refusal.message}`, false);
-			if (isTimeout(error)) throw new EmbeddingError(`${this.name} did not answer within ${timeoutMs / 1000} s`, true, "timeout");
+			// The timeout signal fired: its reason, a TimeoutError, is the failure or its cause.
+			if (findCause(error, ({ name }) => name === "TimeoutError")) throw new EmbeddingError(`${this.name} did not answer within ${timeoutMs / 1000} s`, true, "timeout");
 			throw new EmbeddingError(`${this.name} could not be reached (${(error as Error).message})`, true, "unavailable");
 		}
 		if (response.status >= 300 && response.status < 400) {
@@ -103,7 +104,7 @@ export class ProviderEmbedder implements Embedder {
 					? `${this.name} rejected the workspace's credential (HTTP ${response.status})`
 					: `${this.name} answered HTTP ${response.status}${quoted ? `: ${quoted}` : ""}`,
 				retryable,
-				response.status === 401 || response.status === 403 ? "authentication" : response.status === 429 ? "rate_limited" : response.status >= 500 ? "server_error" : "invalid_request",
+				failureKindOfStatus(response.status),
 			);
 			const retryAfter = Number(response.headers.get("retry-after"));
 			if (Number.isFinite(retryAfter) && retryAfter > 0) error.retryAfterMs = Math.min(retryAfter * 1000, 30_000);
@@ -115,14 +116,4 @@ export class ProviderEmbedder implements Embedder {
 		}
 		return [...parsed.data.data].sort((left, right) => left.index - right.index).map((item) => Float32Array.from(item.embedding));
 	}
-}
-
-/** Whether a failed fetch was its timeout signal firing (the abort reason, possibly wrapped as a cause). */
-function isTimeout(error: unknown): boolean {
-	let current: unknown = error;
-	for (let depth = 0; depth < 6 && current && typeof current === "object"; depth++) {
-		if ((current as { name?: unknown }).name === "TimeoutError") return true;
-		current = (current as { cause?: unknown }).cause;
-	}
-	return false;
 }

@@ -3,7 +3,7 @@ import type { KnowledgeSource } from "../../db/entities";
 import type { Egress } from "../../egress/egress";
 import type { SecretBox } from "../../shared/crypto";
 import { ProviderError } from "../../providers/provider-error";
-import { EmbeddingError } from "../embed/embedder";
+import { dimensionMismatch, EmbeddingError } from "../embed/embedder";
 import { embedderForSource } from "../embed/embedder-for-source";
 import { queryLexemes } from "../index/lexical-index";
 import type { VectorIndexes } from "../index/vector-indexes";
@@ -82,7 +82,7 @@ async function embedQuery(em: EntityManager, dependencies: SearchDependencies, s
 		const embedder = await embedderForSource(em, dependencies, source, { attempts: 1, timeoutMs: QUERY_EMBEDDING_TIMEOUT_MS });
 		const [vector] = await embedder.embed([query]);
 		if (source.embeddingDimensions !== null && vector.length !== source.embeddingDimensions) {
-			throw new EmbeddingError(`${embedder.name} returned ${vector.length}-dimensional vectors but this source holds ${source.embeddingDimensions}-dimensional ones`, false, "malformed_response");
+			throw new EmbeddingError(dimensionMismatch(embedder.name, vector.length, source.embeddingDimensions), false, "malformed_response");
 		}
 		return vector;
 	} catch (error) {

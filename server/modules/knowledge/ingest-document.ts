@@ -3,7 +3,7 @@ import type { DocumentExtension } from "../../../contract/schemas/knowledge";
 import { rawConnection } from "../../db/raw-connection";
 import type { Chunk } from "../../knowledge/chunk/chunk-document";
 import { extensionOf } from "../../knowledge/document-types";
-import { EmbeddingError } from "../../knowledge/embed/embedder";
+import { dimensionMismatch, EmbeddingError } from "../../knowledge/embed/embedder";
 import { embedderForSource } from "../../knowledge/embed/embedder-for-source";
 import { encodeVector } from "../../knowledge/index/vector-encoding";
 import type { VectorIndex } from "../../knowledge/index/vector-index";
@@ -193,6 +193,6 @@ async function recordDimensions(em: EntityManager, sourceId: string, dimensions:
 	await em.getConnection().execute("update knowledge_sources set embedding_dimensions = ? where id = ? and embedding_dimensions is null", [dimensions, sourceId]);
 	const [row]: { embedding_dimensions: number }[] = await em.getConnection().execute("select embedding_dimensions from knowledge_sources where id = ?", [sourceId]);
 	if (row && row.embedding_dimensions !== dimensions) {
-		throw new IngestionError(`${embedderName} returned ${dimensions}-dimensional vectors but this source holds ${row.embedding_dimensions}-dimensional ones`);
+		throw new IngestionError(dimensionMismatch(embedderName, dimensions, row.embedding_dimensions));
 	}
 }
