@@ -63,6 +63,28 @@ describe("hostile uploads while another client polls /healthz", () => {
 		expect(answers).toBeGreaterThan(10);
 		expect(slowestMs, JSON.stringify(summary)).toBeLessThan(1000);
 	}, 300_000);
+
+	it("checks base64 of growing size in the forms that take the character-by-character path (lines of 76, a bad character last) without holding /healthz", async () => {
+		const sourceId = await createSource(platform, workspace.apiKey, "Base64");
+		const health = pollHealth(platform);
+		for (const mebibytes of [0.5, 1, 2, 4]) {
+			const base64 = Buffer.alloc(mebibytes * MB, 101).toString("base64");
+			const wrapped = base64.replace(/(.{76})/g, "$1\n");
+			for (const [contentBase64, status] of [
+				[wrapped, 201],
+				[`${wrapped}*`, 400],
+			] as const) {
+				const response = await platform.request("POST", `/knowledge/sources/${sourceId}/documents/upload`, { key: workspace.apiKey, body: { filename: "e.txt", contentBase64 } });
+				expect(response.status, `${mebibytes} MiB`).toBe(status);
+				if (status === 201) expect(((await response.json()) as DocumentBody).byteSize).toBe(mebibytes * MB);
+				else await response.body?.cancel();
+			}
+		}
+		const { slowestMs, answers, failures } = await health.stop();
+		expect(failures).toBe(0);
+		expect(answers).toBeGreaterThan(5);
+		expect(slowestMs).toBeLessThan(1000);
+	}, 120_000);
 });
 
 describe("a parser killed mid-document", () => {
