@@ -350,22 +350,24 @@ export class SourceLexicon implements CachedSource {
 
 	/**
 	 * The query's terms held here (live), with their BM25 weights, in the order both rankings add
-	 * them: the largest bound on what one posting can add first (rare and heavily weighted terms),
-	 * ties by term. Pruning (pruned-top-k.ts) draws chunks from the first lists and looks the last
-	 * ones up only for chunks that could still enter the top k, so what goes mostly unread is the
-	 * long lists of frequent words and the light feedback terms. Both rankings share it, so their
-	 * float32 sums are the same.
+	 * them: the heaviest first (rare and heavily weighted terms), ties by lexeme. Pruning
+	 * (pruned-top-k.ts) draws chunks from the first lists and looks the last ones up only for chunks
+	 * that could still enter the top k, so what goes mostly unread is the long lists of frequent
+	 * words and the light feedback terms. Both rankings share it, so their float32 sums are the
+	 * same. The order depends only on what the lexicon holds (document frequencies, live chunks),
+	 * not on how its postings are laid out: ordered by their bounds, which a compaction recomputes
+	 * and a lexicon in pieces keeps per part, two lexicons of the same chunks (an instance that
+	 * re-inverted, one that opened the file) added the same terms in another order and gave scores
+	 * one float32 step apart.
 	 */
 	private weightedTerms(queryTerms: Map<string, number>): { term: number; weight: number }[] {
-		const weighted: { term: number; weight: number; bound: number }[] = [];
+		const weighted: { term: number; weight: number; lexeme: string }[] = [];
 		for (const [lexeme, queryWeight] of queryTerms) {
 			const term = this.terms.get(lexeme);
 			if (term === undefined || this.documentFrequency[term] === 0 || queryWeight <= 0) continue;
-			const weight = this.termWeight(term, queryWeight);
-			const baseBound = term < this.termBounds.length ? this.termBounds[term] : 0;
-			weighted.push({ term, weight, bound: weight * Math.max(baseBound, this.tail.get(term)?.largestBound ?? 0) });
+			weighted.push({ term, weight: this.termWeight(term, queryWeight), lexeme });
 		}
-		return weighted.sort((left, right) => right.bound - left.bound || left.term - right.term);
+		return weighted.sort((left, right) => right.weight - left.weight || (left.lexeme < right.lexeme ? -1 : left.lexeme > right.lexeme ? 1 : 0));
 	}
 
 	/** A term's BM25 weight: query weight x IDF x (k1 + 1); Lucene's non-negative IDF (a term in every chunk still counts a little, never negatively). */

@@ -59,7 +59,7 @@ export interface RankingInput {
 
 /**
  * MaxScore, document at a time in windows of slots. The lists come in the order the exhaustive
- * ranking adds them (SourceLexicon.weightedTerms: largest bound first), and a chunk's score is
+ * ranking adds them (SourceLexicon.weightedTerms: heaviest term first), and a chunk's score is
  * always their float32 sum in that order. Once the top k is full, its k-th score is a threshold:
  * the longest suffix of lists whose bounds add up to no more than it is "non-essential" (a chunk
  * found in those lists alone cannot enter the top k), so chunks are only drawn from the essential
