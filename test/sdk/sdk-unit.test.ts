@@ -32,6 +32,8 @@ import {
   type StreamEvent,
   toFile,
 } from '../../sdk/src/index';
+// Seeded, so that a failing split can be replayed.
+import { seededRandom } from '../helpers/zipf-text';
 
 interface RecordedRequest {
   method: string;
@@ -555,18 +557,6 @@ describe('knowledge uploads', () => {
     expect(String(error.body)).toContain('SignatureDoesNotMatch');
   });
 });
-
-/** A small seeded generator (mulberry32), so that a failing split can be replayed. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Cuts `bytes` at random byte offsets (inside multi-byte characters and line endings too). */
 function splitAtRandom(bytes: Uint8Array, random: () => number): Uint8Array[] {
