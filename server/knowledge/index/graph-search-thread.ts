@@ -32,8 +32,9 @@ export class GraphSearchThread {
 	private nextRequest = 0;
 	private closed = false;
 	private readonly released = new FinalizationRegistry<number>((graph) => this.release(graph));
-	/** Searches answered; for tests and operators. */
+	/** Searches answered, and of those, answered by the int8 columns' exact scan; for tests and operators. */
 	searches = 0;
+	columnScans = 0;
 
 	constructor(private readonly spawn: () => Worker) {}
 
@@ -52,6 +53,7 @@ export class GraphSearchThread {
 		const reply = await this.ask((request) => ({ graph: handle.graph, op: "search", request, query, candidates, rescored, limit }));
 		if (!("keys" in reply)) throw new Error("The graph-search thread answered a search without keys");
 		this.searches++;
+		if (reply.byColumns) this.columnScans++;
 		return reply;
 	}
 

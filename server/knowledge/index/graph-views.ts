@@ -2,6 +2,7 @@ import { closeSync, openSync, readSync } from "node:fs";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import type { Index } from "usearch";
+import { COLUMN_SCAN_MAX_USED_SHARE, columnScanScratch, readColumnScales, scanColumnRuns } from "./vector-columns";
 import { graphPath, hnswIndex, segmentPath, type VectorSegment } from "./vector-index-files";
 
 /**
@@ -13,7 +14,11 @@ export interface GraphDescription {
 	directory: string;
 	name: string;
 	dimensions: number;
+	/** Keys ever given in the generation. */
+	count: number;
 	segments: VectorSegment[];
+	/** The generation's int8 column runs (vector-columns.ts); empty for one written before them. */
+	columns: VectorSegment[];
 	/** One byte per key, 1 = dead: a SharedArrayBuffer the API's thread writes and this thread reads. */
 	dead: SharedArrayBuffer;
 }
@@ -25,13 +30,15 @@ export type GraphRequest =
 
 export type GraphReply =
 	| { request: number; size: number }
-	| { request: number; keys: Int32Array<ArrayBuffer>; similarities: Float32Array<ArrayBuffer> }
+	| { request: number; keys: Int32Array<ArrayBuffer>; similarities: Float32Array<ArrayBuffer>; byColumns: boolean }
 	| { request: number; failure: string };
 
 /** The best `limit` live keys of a search, by exact similarity, best first. */
 export interface GraphHits {
 	keys: Int32Array<ArrayBuffer>;
 	similarities: Float32Array<ArrayBuffer>;
+	/** Found by the exact scan of the int8 columns rather than by the graph. */
+	byColumns: boolean;
 }
 
 /**
@@ -39,12 +46,17 @@ export interface GraphHits {
  * every node: a few hundred milliseconds at a million keys, here rather than on the API's event
  * loop) and searched there, its best candidates by int8 similarity rescored exactly from the
  * float32 vectors of the generation's segment files (a positional read of each from the page cache).
+ * A sparse query (builtin vectors) is instead scanned exactly over the generation's int8 columns
+ * (vector-columns.ts), when they cover every key; its best candidates are rescored the same way.
  */
 class ViewedGraph {
 	private readonly index: Index;
 	private readonly dead: Uint8Array;
 	private readonly row: Float32Array;
 	private readonly rowBytes: Uint8Array;
+	/** Per column run, its scales; null when the runs do not cover the generation's keys. */
+	private readonly columnScales: Float32Array[] | null;
+	private columnScratch: ReturnType<typeof columnScanScratch> | null = null;
 
 	constructor(private readonly description: GraphDescription) {
 		this.index = hnswIndex(description.dimensions);
@@ -52,6 +64,9 @@ class ViewedGraph {
 		this.dead = new Uint8Array(description.dead);
 		this.row = new Float32Array(description.dimensions);
 		this.rowBytes = new Uint8Array(this.row.buffer);
+		const { columns, count, directory, dimensions } = description;
+		const covering = columns.length > 0 && columns[0].from === 0 && columns[columns.length - 1].to === count && columns.every((run, index) => index === 0 || run.from === columns[index - 1].to);
+		this.columnScales = covering ? readColumnScales(directory, columns, dimensions) : null;
 	}
 
 	get size(): number {
@@ -60,9 +75,17 @@ class ViewedGraph {
 
 	/** Asks the graph for `candidates` keys, rescores the first `rescored` live ones exactly, returns the best `limit`. */
 	nearest(query: Float32Array, candidates: number, rescored: number, limit: number): GraphHits {
-		const { keys } = this.index.search(query, Math.min(this.index.size(), candidates), 1);
 		const used: number[] = [];
 		for (let dimension = 0; dimension < query.length; dimension++) if (query[dimension] !== 0) used.push(dimension);
+		const byColumns = this.columnScales !== null && used.length <= query.length * COLUMN_SCAN_MAX_USED_SHARE;
+		let keys: Iterable<bigint | number>;
+		if (byColumns && this.columnScales) {
+			this.columnScratch ??= columnScanScratch();
+			const { directory, columns, dimensions } = this.description;
+			keys = scanColumnRuns(directory, columns, this.columnScales, dimensions, query, used, this.dead, rescored, this.columnScratch);
+		} else {
+			keys = this.index.search(query, Math.min(this.index.size(), candidates), 1).keys;
+		}
 		const hits: { key: number; similarity: number }[] = [];
 		// Opened per search (microseconds), so nothing outlives the view but the mapped graph.
 		const descriptors = new Map<number, number>();
@@ -77,7 +100,7 @@ class ViewedGraph {
 			for (const descriptor of descriptors.values()) closeSync(descriptor);
 		}
 		const best = hits.sort((a, b) => b.similarity - a.similarity).slice(0, limit);
-		return { keys: Int32Array.from(best, (hit) => hit.key), similarities: Float32Array.from(best, (hit) => hit.similarity) };
+		return { keys: Int32Array.from(best, (hit) => hit.key), similarities: Float32Array.from(best, (hit) => hit.similarity), byColumns };
 	}
 
 	private exactSimilarity(key: number, query: Float32Array, used: number[], descriptors: Map<number, number>): number {

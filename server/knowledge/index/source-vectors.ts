@@ -47,8 +47,8 @@ export class ApproximateIndex {
 			else keysOfDocument.set(documentIds[document], [key]);
 		});
 		const index = new ApproximateIndex(generation, keysOfDocument, versions, graphs);
-		const { directory, name, dimensions, segments } = generation;
-		index.graph = await graphs.view(index, { directory, name, dimensions, segments, dead: index.dead.buffer as SharedArrayBuffer });
+		const { directory, name, dimensions, count, segments, columns } = generation;
+		index.graph = await graphs.view(index, { directory, name, dimensions, count, segments, columns, dead: index.dead.buffer as SharedArrayBuffer });
 		return index;
 	}
 

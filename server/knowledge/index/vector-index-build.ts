@@ -12,6 +12,7 @@ import { readyDocumentVersions } from "./source-chunk-cache";
 import { unpackStrings } from "./thread-transfer";
 import { type VectorChunkRow, vectorChunkRowsSql } from "./vector-cache";
 import { currentGeneration, newGenerationName, publishGeneration, removeOldGenerations } from "./index-generations";
+import { nextColumnRuns } from "./vector-columns";
 import { graphPath, hnswIndex, readMeta, segmentPath, sourceIndexDirectory, type VectorIndexTransfer, type VectorSegment, writeMeta } from "./vector-index-files";
 
 /** Pages of rows from a cursor over `sql`, whose parameters are known once `before` has run in the same snapshot. */
@@ -116,11 +117,12 @@ export async function buildVectorIndex(client: pg.Client, pagesOf: PageReader, r
 	if (segment.to === segment.from) rmSync(segmentPath(directory, segment.file), { force: true });
 	if (!index) return null;
 	const segments = [...(base?.segments ?? []), ...(segment.to > segment.from ? [segment] : [])];
+	const columns = nextColumnRuns(directory, name, segments, dimensions, base?.columns ?? [], segment);
 	const temporary = `${graphPath(directory, name)}.tmp`;
 	index.save(temporary);
 	renameSync(temporary, graphPath(directory, name));
-	writeMeta(directory, { name, dimensions, count: segment.to, segments, chunkIds, documentOfKey: Int32Array.from(documentOfKey), documentIds, versions });
+	writeMeta(directory, { name, dimensions, count: segment.to, segments, columns, chunkIds, documentOfKey: Int32Array.from(documentOfKey), documentIds, versions });
 	publishGeneration(directory, name);
-	removeOldGenerations(directory, [`${name}.usearch`, `${name}.meta`, ...segments.map((used) => used.file)]);
+	removeOldGenerations(directory, [`${name}.usearch`, `${name}.meta`, ...[...segments, ...columns].map((used) => used.file)]);
 	return readMeta(directory, name);
 }

@@ -18,6 +18,8 @@ const usearch = createRequire(import.meta.url)("usearch") as typeof import("usea
  *   <name>.meta     which chunk each key is, each chunk's document, each document's version;
  *   <name>.f32      the float32 vectors of the keys this generation added, for exact rescoring
  *                   (key k at (k - from) * dimensions * 4); a later generation reuses earlier files.
+ *   <name>.<from>-<to>.i8  the vectors of keys [from, to) again, as int8 columns, for the exact scan
+ *                   of sparse queries (vector-columns.ts); runs of earlier generations are reused or merged.
  *   current         the name of the newest complete generation (index-generations.ts).
  * Written on index-builder threads only; the API's thread reads `.meta` through a builder too and
  * only maps the graph and reads a few vectors per search.
@@ -67,6 +69,8 @@ export interface VectorIndexTransfer {
 	/** Keys ever given (dead ones included): the next one added is `count`. */
 	count: number;
 	segments: VectorSegment[];
+	/** The int8 column runs (vector-columns.ts), in key order; empty for a generation written before them. */
+	columns: VectorSegment[];
 	/** Chunk id per key ("" for a key removed from the graph). */
 	chunkIds: PackedStrings;
 	/**
@@ -91,11 +95,16 @@ interface MetaHeader {
 	dimensions: number;
 	count: number;
 	segments: VectorSegment[];
+	/** Absent in generations written before column runs. */
+	columns?: VectorSegment[];
 	documents: number;
 	lengths: { chunkIds: number; documentIds: number; versions: number };
 }
 
-export function writeMeta(directory: string, generation: { name: string; dimensions: number; count: number; segments: VectorSegment[]; chunkIds: string[]; documentOfKey: Int32Array; documentIds: string[]; versions: string[] }): void {
+export function writeMeta(
+	directory: string,
+	generation: { name: string; dimensions: number; count: number; segments: VectorSegment[]; columns: VectorSegment[]; chunkIds: string[]; documentOfKey: Int32Array; documentIds: string[]; versions: string[] },
+): void {
 	const chunkIds = packStrings(generation.chunkIds);
 	const documentIds = packStrings(generation.documentIds);
 	const versions = packStrings(generation.versions);
@@ -103,6 +112,7 @@ export function writeMeta(directory: string, generation: { name: string; dimensi
 		dimensions: generation.dimensions,
 		count: generation.count,
 		segments: generation.segments,
+		columns: generation.columns,
 		documents: generation.documentIds.length,
 		lengths: { chunkIds: chunkIds.bytes.length, documentIds: documentIds.bytes.length, versions: versions.bytes.length },
 	};
@@ -137,6 +147,7 @@ export function readMeta(directory: string, name: string): VectorIndexTransfer {
 		dimensions: header.dimensions,
 		count: header.count,
 		segments: header.segments,
+		columns: header.columns ?? [],
 		chunkIds: { count: header.count, bytes: chunkIds },
 		chunkIdStarts,
 		documentOfKey,

@@ -1,0 +1,101 @@
+import { writeFileSync } from "node:fs";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { embedBuiltin } from "../../server/knowledge/embed/builtin-embedder";
+import { columnScanScratch, nextColumnRuns, readColumnScales, scanColumnRuns } from "../../server/knowledge/index/vector-columns";
+import type { VectorSegment } from "../../server/knowledge/index/vector-index-files";
+import { generatedWords, seededRandom, zipfRanks } from "../helpers/zipf-text";
+
+const DIMENSIONS = 512;
+
+/**
+ * The int8 column runs a generation's sparse queries are scanned over (vector-columns.ts): built
+ * from its float32 segments fold after fold, merged so they stay few, and scanned to the same
+ * nearest keys as an exact float32 scan.
+ */
+describe("int8 column runs of a vector index", () => {
+	let directory: string;
+	const segments: VectorSegment[] = [];
+	const vectors: Float32Array[] = [];
+	let texts: string[] = [];
+
+	beforeAll(async () => {
+		directory = await mkdtemp(join(tmpdir(), "vector-columns-test-"));
+		const random = seededRandom(20_261_127);
+		const words = generatedWords(20_000);
+		const rank = zipfRanks(words.length);
+		texts = Array.from({ length: 6_000 }, () => Array.from({ length: 60 + Math.floor(random() * 60) }, () => words[rank(random)]).join(" "));
+	});
+
+	afterAll(async () => {
+		await rm(directory, { recursive: true, force: true });
+	});
+
+	/** A fold adding `count` keys: their float32 segment written, then the next runs. */
+	const fold = (generation: number, base: VectorSegment[], count: number) => {
+		const from = vectors.length;
+		const rows = new Float32Array(count * DIMENSIONS);
+		for (let index = 0; index < count; index++) {
+			const vector = embedBuiltin(texts[from + index]);
+			vectors.push(vector);
+			rows.set(vector, index * DIMENSIONS);
+		}
+		const segment = { file: `${generation}-test.f32`, from, to: from + count };
+		writeFileSync(join(directory, segment.file), new Uint8Array(rows.buffer));
+		segments.push(segment);
+		return nextColumnRuns(directory, `${generation}-test`, segments, DIMENSIONS, base, segment);
+	};
+
+	const exactNearest = (query: Float32Array, dead: Uint8Array, limit: number) =>
+		vectors
+			.map((vector, key) => ({ key, similarity: vector.reduce((sum, value, dimension) => sum + value * query[dimension], 0) }))
+			.filter((hit) => !dead[hit.key])
+			.sort((a, b) => b.similarity - a.similarity)
+			.slice(0, limit);
+
+	it("stay few and contiguous as folds add keys, and every key is in exactly one run", () => {
+		let runs: VectorSegment[] = [];
+		const sizes = [1_000, 200, 200, 300, 200, 200, 1_500, 100, 100, 100, 400, 200];
+		for (const [generation, count] of sizes.entries()) {
+			runs = fold(generation + 1, runs, count);
+			expect(runs[0].from).toBe(0);
+			expect(runs[runs.length - 1].to).toBe(vectors.length);
+			for (let index = 1; index < runs.length; index++) expect(runs[index].from).toBe(runs[index - 1].to);
+			// Sizes fall from the oldest run to the newest (merged while the newest is no larger): few runs.
+			for (let index = 1; index < runs.length; index++) expect(runs[index].to - runs[index].from).toBeLessThan(runs[index - 1].to - runs[index - 1].from);
+		}
+		expect(vectors.length).toBe(4_500);
+		expect(runs.length).toBeLessThanOrEqual(5);
+		expect(runs.length).toBeGreaterThan(1);
+
+		// Scanned: the same nearest keys as the exact float32 scan, dead keys never returned.
+		const scales = readColumnScales(directory, runs, DIMENSIONS);
+		const dead = new Uint8Array(vectors.length);
+		for (let key = 0; key < vectors.length; key += 7) dead[key] = 1;
+		const scratch = columnScanScratch();
+		for (const text of [texts[10].split(" ").slice(3, 6).join(" "), texts[4_000].split(" ").slice(0, 2).join(" "), "archive lantern harbour"]) {
+			const query = embedBuiltin(text);
+			const used = [...query.keys()].filter((dimension) => query[dimension] !== 0);
+			const keys = scanColumnRuns(directory, runs, scales, DIMENSIONS, query, used, dead, 64, scratch);
+			expect(keys.every((key) => !dead[key])).toBe(true);
+			const truth = exactNearest(query, dead, 10);
+			// The exact ten are among the int8 scan's 64 best (what search rescores exactly).
+			for (const hit of truth) expect(keys).toContain(hit.key);
+		}
+	});
+
+	it("a generation written before column runs gets one run over all its keys at its next fold", () => {
+		const before = vectors.length;
+		const runs = fold(99, [], 50);
+		expect(runs).toEqual([{ file: `99-test.0-${before + 50}.i8`, from: 0, to: before + 50 }]);
+	});
+
+	it("a fold that only removes keys keeps the runs as they are", async () => {
+		const runs = fold(100, [], 10);
+		const files = await readdir(directory);
+		expect(nextColumnRuns(directory, "101-test", segments, DIMENSIONS, runs, { from: vectors.length, to: vectors.length })).toEqual(runs);
+		expect(await readdir(directory)).toEqual(files);
+	});
+});
