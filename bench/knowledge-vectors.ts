@@ -1,6 +1,7 @@
 /**
  * npm run bench:knowledge-vectors — the vector half of knowledge search on one synthetic source:
- * the exact sparse-aware scan (SourceMatrix, today's default) against usearch HNSW indexes.
+ * the exact sparse-aware scan (SourceMatrix, a small source's), the int8 column runs a large
+ * source's sparse queries scan (vector-columns.ts), and usearch HNSW indexes.
  *
  * Chunks: seeded text of ~120 Zipf-ranked words (50,000-word vocabulary), embedded in process
  * with the builtin embedder (512 dimensions); queries: 200 seeded 2-4-word texts, same law.
@@ -11,7 +12,10 @@
  * candidates and rescores them exactly from the float32 vectors (so a quantized index ranks by
  * exact similarity); the timing includes the rescoring.
  *
- * `--chunks N` (default 100000), `--configs i8-16-128,f32-16-128` to pick configurations, `--efs 64,128`
+ * The column scan reads its runs from files as search does (page cache), as one run and as the
+ * runs a source folded 2,000 chunks at a time would have; its best 256 are rescored exactly.
+ *
+ * `--chunks N` (default 100000), `--configs i8-16-128,f32-16-128` to pick configurations (`none`: no graph), `--efs 64,128`
  * the expansion_search values, `--rescore 0,256`
  * how many of the graph's best candidates are rescored (0: all; each a row).
  * Results: bench/results/knowledge-vectors.json (`--out name.json` for another file).
@@ -22,6 +26,8 @@ import { join } from "node:path";
 import { Index, type MetricKind, type ScalarKind } from "usearch";
 import { embedBuiltin } from "../server/knowledge/embed/builtin-embedder";
 import { SourceMatrix, type VectorChunkRow } from "../server/knowledge/index/vector-cache";
+import { columnScanScratch, nextColumnRuns, readColumnScales, scanColumnRuns } from "../server/knowledge/index/vector-columns";
+import type { VectorSegment } from "../server/knowledge/index/vector-index-files";
 import { encodeVector } from "../server/knowledge/index/vector-encoding";
 import { describeRun } from "./run-record";
 import { generatedWords, seededRandom, zipfRanks } from "../test/helpers/zipf-text";
@@ -31,7 +37,7 @@ const argument = (name: string) => {
 	return index >= 0 ? process.argv[index + 1] : undefined;
 };
 const CHUNKS = Number(argument("--chunks") ?? 100_000);
-const CONFIGS = (argument("--configs") ?? "i8-16-128,i8-16-64,i8-32-128,f32-16-128").split(",").map((text) => {
+const CONFIGS = (argument("--configs") ?? "i8-16-128,i8-16-64,i8-32-128,f32-16-128").split(",").filter((text) => text !== "none").map((text) => {
 	const [quantization, connectivity, expansionAdd] = text.split("-");
 	return { quantization: quantization as "i8" | "f32" | "f16", connectivity: Number(connectivity), expansionAdd: Number(expansionAdd) };
 });
@@ -147,6 +153,45 @@ try {
 			.slice(0, TOP)
 			.map((entry) => entry.slot);
 	};
+
+	// The column runs, written from a float32 segment file as a build writes them: one run of every
+	// chunk, and the runs of a source folded 2,000 chunks at a time (sizes roughly doubling).
+	const segment: VectorSegment = { file: "bench.f32", from: 0, to: CHUNKS };
+	await writeFile(join(directory, segment.file), new Uint8Array(vectors.buffer, vectors.byteOffset, vectors.byteLength));
+	const folded: VectorSegment[][] = [[]];
+	const [, columnsMs] = timed(() => folded.push(nextColumnRuns(directory, "one", [segment], DIMENSIONS, [], segment)));
+	let foldedRuns: VectorSegment[] = [];
+	for (let from = 0, fold = 0; from < CHUNKS; from += 2_000, fold++) foldedRuns = nextColumnRuns(directory, `fold${fold}`, [segment], DIMENSIONS, foldedRuns, { from, to: Math.min(CHUNKS, from + 2_000) });
+	const dead = new Uint8Array(CHUNKS);
+	const scratch = columnScanScratch();
+	for (const runs of [folded[1], foldedRuns]) {
+		const scales = readColumnScales(directory, runs, DIMENSIONS);
+		const runBytes = runs.reduce((sum, run) => sum + (run.to - run.from) * DIMENSIONS, 0);
+		const times: number[] = [];
+		let recalled = 0;
+		queries.forEach((query, position) => {
+			const [found, taken] = timed(() => {
+				const used: number[] = [];
+				for (let dimension = 0; dimension < DIMENSIONS; dimension++) if (query[dimension] !== 0) used.push(dimension);
+				const candidates = scanColumnRuns(directory, runs, scales, DIMENSIONS, query, used, dead, 256, scratch);
+				return rescore(query, BigUint64Array.from(candidates, (key) => BigInt(key)));
+			});
+			times.push(taken);
+			const truth = new Set(exact[position]);
+			recalled += found.filter((slot) => truth.has(slot)).length / Math.max(1, truth.size);
+		});
+		record({
+			design: `int8 column scan from files, ${runs.length} run${runs.length === 1 ? "" : "s"}, best 256 rescored`,
+			buildSeconds: runs.length === 1 ? ms(columnsMs / 1000) : null,
+			fileMiB: Number((runBytes / 2 ** 20).toFixed(1)),
+			viewMs: null,
+			loadMs: null,
+			ef: null,
+			p50Ms: ms(percentile(times, 50)),
+			p99Ms: ms(percentile(times, 99)),
+			recallAt50: Number((recalled / QUERIES).toFixed(3)),
+		});
+	}
 
 	for (const config of CONFIGS) {
 		const name = (rescored: number) => `usearch HNSW ${config.quantization}, M ${config.connectivity}, expansion_add ${config.expansionAdd}, ${rescored ? `best ${rescored}` : "all"} rescored`;

@@ -4,8 +4,6 @@ import type { GraphDescription, GraphHits, GraphReply, GraphRequest } from "./gr
 /** A generation's graph viewed on the graph-search thread; when it is no longer reachable, the thread lets the graph go. */
 export interface ViewedGraphHandle {
 	readonly graph: number;
-	/** Keys in the graph (removed ones not counted, dead ones counted). */
-	readonly size: number;
 }
 
 interface Pending {
@@ -42,10 +40,10 @@ export class GraphSearchThread {
 	async view(owner: object, description: GraphDescription): Promise<ViewedGraphHandle> {
 		const graph = ++this.nextGraph;
 		const reply = await this.ask((request) => ({ graph, op: "view", request, description }));
-		if (!("size" in reply)) throw new Error("The graph-search thread answered a view without a size");
+		if (!("viewed" in reply)) throw new Error("The graph-search thread answered a view with something else");
 		this.held.set(graph, description);
 		this.released.register(owner, graph);
-		return { graph, size: reply.size };
+		return { graph };
 	}
 
 	/** The graph's best `limit` live keys for `query` by exact similarity, of `candidates` asked of the graph and `rescored` rescored. */

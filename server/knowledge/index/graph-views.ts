@@ -19,6 +19,8 @@ export interface GraphDescription {
 	segments: VectorSegment[];
 	/** The generation's int8 column runs (vector-columns.ts); empty for one written before them. */
 	columns: VectorSegment[];
+	/** Whether it has an HNSW graph (dense queries), or only column runs. */
+	graph: boolean;
 	/** One byte per key, 1 = dead: a SharedArrayBuffer the API's thread writes and this thread reads. */
 	dead: SharedArrayBuffer;
 }
@@ -29,7 +31,7 @@ export type GraphRequest =
 	| { graph: number; op: "close" };
 
 export type GraphReply =
-	| { request: number; size: number }
+	| { request: number; viewed: true }
 	| { request: number; keys: Int32Array<ArrayBuffer>; similarities: Float32Array<ArrayBuffer>; byColumns: boolean }
 	| { request: number; failure: string };
 
@@ -50,7 +52,7 @@ export interface GraphHits {
  * (vector-columns.ts), when they cover every key; its best candidates are rescored the same way.
  */
 class ViewedGraph {
-	private readonly index: Index;
+	private readonly index: Index | null;
 	private readonly dead: Uint8Array;
 	private readonly row: Float32Array;
 	private readonly rowBytes: Uint8Array;
@@ -59,32 +61,37 @@ class ViewedGraph {
 	private columnScratch: ReturnType<typeof columnScanScratch> | null = null;
 
 	constructor(private readonly description: GraphDescription) {
-		this.index = hnswIndex(description.dimensions);
-		this.index.view(graphPath(description.directory, description.name));
+		this.index = description.graph ? hnswIndex(description.dimensions) : null;
+		this.index?.view(graphPath(description.directory, description.name));
 		this.dead = new Uint8Array(description.dead);
 		this.row = new Float32Array(description.dimensions);
 		this.rowBytes = new Uint8Array(this.row.buffer);
 		const { columns, count, directory, dimensions } = description;
 		const covering = columns.length > 0 && columns[0].from === 0 && columns[columns.length - 1].to === count && columns.every((run, index) => index === 0 || run.from === columns[index - 1].to);
 		this.columnScales = covering ? readColumnScales(directory, columns, dimensions) : null;
-	}
-
-	get size(): number {
-		return this.index.size();
+		if (!this.index && !this.columnScales) throw new Error(`The vector index generation ${description.name} has neither a graph nor column runs over all its keys`);
 	}
 
 	/** Asks the graph for `candidates` keys, rescores the first `rescored` live ones exactly, returns the best `limit`. */
 	nearest(query: Float32Array, candidates: number, rescored: number, limit: number): GraphHits {
 		const used: number[] = [];
 		for (let dimension = 0; dimension < query.length; dimension++) if (query[dimension] !== 0) used.push(dimension);
-		const byColumns = this.columnScales !== null && used.length <= query.length * COLUMN_SCAN_MAX_USED_SHARE;
+		const sparse = used.length <= query.length * COLUMN_SCAN_MAX_USED_SHARE;
+		const byColumns = this.columnScales !== null && (sparse || !this.index);
 		let keys: Iterable<bigint | number>;
-		if (byColumns && this.columnScales) {
+		let toRescore = rescored;
+		if (this.columnScales && byColumns) {
 			this.columnScratch ??= columnScanScratch();
 			const { directory, columns, dimensions } = this.description;
-			keys = scanColumnRuns(directory, columns, this.columnScales, dimensions, query, used, this.dead, rescored, this.columnScratch);
-		} else {
+			// A long query of a source without a graph: its heaviest dimensions find candidates (bounded
+			// work), four times as many as usual, all rescored exactly over every dimension.
+			const scanned = sparse ? used : heaviestDimensions(query, used, Math.floor(query.length * COLUMN_SCAN_MAX_USED_SHARE));
+			if (!sparse) toRescore *= 4;
+			keys = scanColumnRuns(directory, columns, this.columnScales, dimensions, query, scanned, this.dead, toRescore, this.columnScratch);
+		} else if (this.index) {
 			keys = this.index.search(query, Math.min(this.index.size(), candidates), 1).keys;
+		} else {
+			keys = [];
 		}
 		const hits: { key: number; similarity: number }[] = [];
 		// Opened per search (microseconds), so nothing outlives the view but the mapped graph.
@@ -94,7 +101,7 @@ class ViewedGraph {
 				const key = Number(bigKey);
 				if (this.dead[key]) continue;
 				hits.push({ key, similarity: this.exactSimilarity(key, query, used, descriptors) });
-				if (hits.length === rescored) break;
+				if (hits.length === toRescore) break;
 			}
 		} finally {
 			for (const descriptor of descriptors.values()) closeSync(descriptor);
@@ -119,6 +126,11 @@ class ViewedGraph {
 	}
 }
 
+/** The `count` dimensions of `used` where the query weighs most. */
+function heaviestDimensions(query: Float32Array, used: number[], count: number): number[] {
+	return [...used].sort((a, b) => Math.abs(query[b]) - Math.abs(query[a]) || a - b).slice(0, count);
+}
+
 /** The graphs the graph-search thread holds, by the number the API's thread gave each. */
 export class GraphViews {
 	private readonly graphs = new Map<number, ViewedGraph>();
@@ -136,9 +148,8 @@ export class GraphViews {
 		}
 		try {
 			if (request.op === "view") {
-				const graph = new ViewedGraph(request.description);
-				this.graphs.set(request.graph, graph);
-				return { reply: { request: request.request, size: graph.size }, transfer: [] };
+				this.graphs.set(request.graph, new ViewedGraph(request.description));
+				return { reply: { request: request.request, viewed: true }, transfer: [] };
 			}
 			const graph = this.graphs.get(request.graph);
 			if (!graph) throw new Error(`The graph ${request.graph} is not open on the graph-search thread`);

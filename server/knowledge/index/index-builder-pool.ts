@@ -24,8 +24,8 @@ export type BuildTask =
 	| { kind: "matrix"; sourceId: string; documentIds?: string[]; dimensions?: number }
 	| { kind: "invert-lexicon"; pairs: LexiconPairs }
 	| { kind: "embed-builtin"; texts: string[] }
-	/** Builds the source's HNSW index file, or folds the changes since the current one into a new generation. */
-	| { kind: "vector-index"; sourceId: string; directory: string }
+	/** Builds the source's vector index files (column runs, and an HNSW graph if `graph`), or folds the changes since the current generation into a new one. */
+	| { kind: "vector-index"; sourceId: string; directory: string; graph: boolean }
 	/** Reads the current generation's description, if there is one (nothing from PostgreSQL). */
 	| { kind: "open-vector-index"; sourceId: string; directory: string }
 	/** Frees buffers the API's thread lets go of (transferred here): the kernel's unmapping of gigabytes is then this thread's time. */

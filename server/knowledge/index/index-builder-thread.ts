@@ -132,7 +132,7 @@ async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBu
 			});
 		case "vector-index":
 			return withConnection(async (client) => {
-				const built = await buildVectorIndex(client, pagesOf, task.directory, task.sourceId);
+				const built = await buildVectorIndex(client, pagesOf, task.directory, task.sourceId, { graph: task.graph });
 				return { result: built, buffers: built ? vectorIndexBuffers(built) : [] };
 			});
 		case "open-vector-index": {

@@ -6,10 +6,12 @@ import { SourceMatrix } from "./vector-cache";
 import { HNSW_CANDIDATES, HNSW_RESCORED, type VectorIndexTransfer } from "./vector-index-files";
 
 /**
- * One generation of a source's HNSW index (vector-index-files.ts) as the API's thread holds it:
- * which chunk and document each key is, and which keys are dead. The graph itself is viewed
- * (memory-mapped, immutable) and searched on the graph-search thread (graph-search-thread.ts),
- * which rescores the graph's best candidates exactly from the float32 vectors. Chunks of documents
+ * One generation of a source's vector index files (vector-index-files.ts) as the API's thread
+ * holds it: which chunk and document each key is, and which keys are dead. The files are searched
+ * on the graph-search thread (graph-search-thread.ts): the HNSW graph viewed (memory-mapped,
+ * immutable) for dense queries, the int8 column runs scanned exactly for sparse ones (builtin
+ * vectors, whose generations have no graph), the best candidates of either rescored exactly from
+ * the float32 vectors. Chunks of documents
  * removed since the generation was built are dead keys: skipped there (the flags are shared
  * memory, written here), and asked for in excess so they never crowd out live ones (removal
  * stays exact).
@@ -17,6 +19,8 @@ import { HNSW_CANDIDATES, HNSW_RESCORED, type VectorIndexTransfer } from "./vect
 export class ApproximateIndex {
 	private readonly dead: Uint8Array;
 	private deadCount = 0;
+	/** Keys live when the generation was built. */
+	private readonly liveKeys: number;
 
 	/** Decoded only for the hits a search returns. */
 	private readonly chunkIds: PackedStringTable;
@@ -30,7 +34,12 @@ export class ApproximateIndex {
 	) {
 		this.chunkIds = new PackedStringTable(generation.chunkIds, generation.chunkIdStarts);
 		this.dead = new Uint8Array(new SharedArrayBuffer(generation.count));
-		for (let key = 0; key < generation.count; key++) if (generation.documentOfKey[key] < 0) this.dead[key] = 1;
+		let live = 0;
+		for (let key = 0; key < generation.count; key++) {
+			if (generation.documentOfKey[key] < 0) this.dead[key] = 1;
+			else live++;
+		}
+		this.liveKeys = live;
 	}
 
 	static async fromTransfer(generation: VectorIndexTransfer, graphs: GraphSearchThread): Promise<ApproximateIndex> {
@@ -47,8 +56,8 @@ export class ApproximateIndex {
 			else keysOfDocument.set(documentIds[document], [key]);
 		});
 		const index = new ApproximateIndex(generation, keysOfDocument, versions, graphs);
-		const { directory, name, dimensions, count, segments, columns } = generation;
-		index.graph = await graphs.view(index, { directory, name, dimensions, count, segments, columns, dead: index.dead.buffer as SharedArrayBuffer });
+		const { directory, name, dimensions, count, segments, columns, graph } = generation;
+		index.graph = await graphs.view(index, { directory, name, dimensions, count, segments, columns, graph, dead: index.dead.buffer as SharedArrayBuffer });
 		return index;
 	}
 
@@ -62,10 +71,15 @@ export class ApproximateIndex {
 	}
 
 	get size(): number {
-		return (this.graph?.size ?? 0) - this.deadCount;
+		return this.graph ? this.liveKeys - this.deadCount : 0;
 	}
 
-	/** The mapped graph (searches bring its pages into memory) and the per-key bookkeeping. */
+	/** Whether the generation has an HNSW graph (for dense queries) or only column runs. */
+	get hasGraph(): boolean {
+		return this.generation.graph;
+	}
+
+	/** The mapped graph (searches bring its pages into memory; none for column runs, read through the page cache) and the per-key bookkeeping. */
 	memoryBytes(): number {
 		return this.generation.graphBytes + this.generation.count * 64;
 	}
@@ -107,6 +121,8 @@ export class SourceVectors implements CachedSource {
 	indexing = false;
 	/** Bumped when a new generation is adopted: changes computed against the old one are not applied. */
 	epoch = 0;
+	/** The source's queries are dense (provider embeddings): its generations get an HNSW graph, not only column runs. */
+	denseQueries = true;
 
 	constructor(
 		public tail: SourceMatrix,

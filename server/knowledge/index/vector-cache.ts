@@ -395,10 +395,22 @@ export class VectorCache extends SourceChunkCache<SourceVectors> {
 		return (await this.matrixFor(em, source)).nearest(query, limit);
 	}
 
-	protected async loadAll(_em: EntityManager, source: SourceRef, options: LoadOptions = {}): Promise<SourceVectors> {
-		const restored = options.fromDatabase ? null : await this.openIndex(source);
+	protected async loadAll(em: EntityManager, source: SourceRef, options: LoadOptions = {}): Promise<SourceVectors> {
+		const { directory, minChunks } = this.indexSettings;
+		const shape = directory ? await sourceShape(em, source.id) : { denseQueries: true, readyChunks: 0 };
+		const restored = options.fromDatabase ? null : await this.openIndex(source, shape.denseQueries);
 		if (restored) return restored;
+		// A large source of sparse queries gets its column runs (or a fold of them) before its first
+		// search: minutes less than a graph, and nothing of it held here (no exact matrix of 2 GB).
+		if (directory && !shape.denseQueries && shape.readyChunks >= minChunks) {
+			const generation = await this.builders.run(source.workspace, { kind: "vector-index", sourceId: source.id, directory, graph: false });
+			if (generation) {
+				this.indexStatistics.builds++;
+				return this.restoredVectors(await ApproximateIndex.fromTransfer(generation, this.builders.graphs), false);
+			}
+		}
 		const vectors = new SourceVectors(await SourceMatrix.fromTransfer(await this.builders.run(source.workspace, { kind: "matrix", sourceId: source.id })));
+		vectors.denseQueries = shape.denseQueries;
 		this.indexIfDue(source, vectors);
 		return vectors;
 	}
@@ -427,22 +439,27 @@ export class VectorCache extends SourceChunkCache<SourceVectors> {
 	}
 
 	/** The source's current index generation from the directory, if any and usable; it is then brought up to date by versions. */
-	private async openIndex(source: SourceRef): Promise<SourceVectors | null> {
+	private async openIndex(source: SourceRef, denseQueries: boolean): Promise<SourceVectors | null> {
 		const { directory } = this.indexSettings;
 		if (!directory) return null;
 		try {
 			const generation = await this.builders.run(source.workspace, { kind: "open-vector-index", sourceId: source.id, directory });
 			if (!generation) return null;
-			const approximate = await ApproximateIndex.fromTransfer(generation, this.builders.graphs);
-			const tail = new SourceMatrix();
-			tail.dimensions = approximate.dimensions;
-			const vectors = new SourceVectors(tail, approximate);
-			vectors.restored = true;
-			return vectors;
+			return this.restoredVectors(await ApproximateIndex.fromTransfer(generation, this.builders.graphs), denseQueries);
 		} catch {
 			// An unreadable or half-removed generation: the source loads from PostgreSQL, and gets a new one.
 			return null;
 		}
+	}
+
+	/** A generation with an empty tail, to be brought up to date by versions before its first search (it holds its build's snapshot). */
+	private restoredVectors(approximate: ApproximateIndex, denseQueries: boolean): SourceVectors {
+		const tail = new SourceMatrix();
+		tail.dimensions = approximate.dimensions;
+		const vectors = new SourceVectors(tail, approximate);
+		vectors.denseQueries = denseQueries;
+		vectors.restored = true;
+		return vectors;
 	}
 
 	/** Builds the source's first generation, or folds the tail and removals into a new one, on a builder thread, once due. */
@@ -452,7 +469,7 @@ export class VectorCache extends SourceChunkCache<SourceVectors> {
 		if (vectors.approximate ? vectors.pendingFold < foldChunks : vectors.size < minChunks) return;
 		vectors.indexing = true;
 		this.builders
-			.run(source.workspace, { kind: "vector-index", sourceId: source.id, directory })
+			.run(source.workspace, { kind: "vector-index", sourceId: source.id, directory, graph: vectors.denseQueries })
 			.then(async (generation) => {
 				if (!generation) return;
 				// The exact matrix it replaces (2 GB at a million chunks) is freed on a builder thread: unmapping it
@@ -469,6 +486,20 @@ export class VectorCache extends SourceChunkCache<SourceVectors> {
 				vectors.indexing = false;
 			});
 	}
+}
+
+/**
+ * Whether the source's queries are dense (a provider's embeddings: an HNSW graph finds their
+ * neighbours) or sparse (the builtin embedder's hashed features: a few dozen of 512 dimensions,
+ * scanned exactly over column runs), and how many chunks its READY documents hold.
+ */
+async function sourceShape(em: EntityManager, sourceId: string): Promise<{ denseQueries: boolean; readyChunks: number }> {
+	const [row]: { embedding_provider: string; ready_chunks: number }[] = await em.getConnection().execute(
+		`select s.embedding_provider, coalesce((select sum(d.chunk_count) from knowledge_documents d where d.source_id = s.id and d.status = 'READY'), 0)::int as ready_chunks
+		 from knowledge_sources s where s.id = ?`,
+		[sourceId],
+	);
+	return { denseQueries: row?.embedding_provider !== "builtin", readyChunks: Number(row?.ready_chunks ?? 0) };
 }
 
 /** The chunk vectors a matrix is built from, in slot order. `$1` the source; `$2`, when given, the documents to read. */

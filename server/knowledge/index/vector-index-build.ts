@@ -34,19 +34,23 @@ export function openVectorIndex(root: string, sourceId: string): VectorIndexTran
 
 /**
  * A new generation of the source's index: from nothing, every READY chunk; from the current
- * generation, its graph loaded into memory here, the chunks of documents removed or re-ingested
- * since removed from it, and those of new or re-ingested documents added (their vectors in a new
- * vector file). One repeatable-read snapshot, so the generation's document versions are exactly
- * what it holds. Null when the source has no vectors.
+ * generation, the chunks of documents removed or re-ingested since removed from it (dead keys, and
+ * out of its graph, loaded into memory here), and those of new or re-ingested documents added
+ * (their vectors in a new vector file and column run, and in the graph). `graph`: whether the
+ * generation has an HNSW graph (dense queries) or only column runs (sparse ones: minutes less of
+ * a build at a million chunks). One repeatable-read snapshot, so the generation's document versions
+ * are exactly what it holds. Null when the source has no vectors.
  */
-export async function buildVectorIndex(client: pg.Client, pagesOf: PageReader, root: string, sourceId: string): Promise<VectorIndexTransfer | null> {
+export async function buildVectorIndex(client: pg.Client, pagesOf: PageReader, root: string, sourceId: string, options: { graph: boolean }): Promise<VectorIndexTransfer | null> {
 	const directory = sourceIndexDirectory(root, sourceId);
 	mkdirSync(directory, { recursive: true });
 	const baseName = currentGeneration(directory);
-	const base = baseName ? readMeta(directory, baseName) : null;
+	const current = baseName ? readMeta(directory, baseName) : null;
+	// A generation without the graph this one needs starts over (a generation written before column runs keeps its keys).
+	const base = current && (current.graph || !options.graph) ? current : null;
 	let dimensions = base?.dimensions ?? 0;
 	let index: Index | null = null;
-	if (base && baseName) {
+	if (base && baseName && options.graph) {
 		index = hnswIndex(dimensions);
 		index.load(graphPath(directory, baseName));
 	}
@@ -97,7 +101,7 @@ export async function buildVectorIndex(client: pg.Client, pagesOf: PageReader, r
 			if (dimensions === 0 && rows.length > 0) dimensions = rows[0].embedding.length / 4;
 			const usable = rows.filter((row) => row.embedding.length === dimensions * 4);
 			if (usable.length === 0) continue;
-			index ??= hnswIndex(dimensions);
+			if (options.graph) index ??= hnswIndex(dimensions);
 			const vectors = new Float32Array(usable.length * dimensions);
 			const keys = new BigUint64Array(usable.length);
 			usable.forEach((row, position) => {
@@ -109,20 +113,23 @@ export async function buildVectorIndex(client: pg.Client, pagesOf: PageReader, r
 				chunkIds[key] = row.id;
 				documentOfKey[key] = documentIndex.get(row.document_id) ?? -1;
 			});
-			index.add(keys, vectors, INSERT_THREADS);
+			index?.add(keys, vectors, INSERT_THREADS);
 		}
 	} finally {
 		closeSync(descriptor);
 	}
 	if (segment.to === segment.from) rmSync(segmentPath(directory, segment.file), { force: true });
-	if (!index) return null;
+	if (dimensions === 0 || segment.to === 0) return null;
 	const segments = [...(base?.segments ?? []), ...(segment.to > segment.from ? [segment] : [])];
 	const columns = nextColumnRuns(directory, name, segments, dimensions, base?.columns ?? [], segment);
-	const temporary = `${graphPath(directory, name)}.tmp`;
-	index.save(temporary);
-	renameSync(temporary, graphPath(directory, name));
-	writeMeta(directory, { name, dimensions, count: segment.to, segments, columns, chunkIds, documentOfKey: Int32Array.from(documentOfKey), documentIds, versions });
+	if (index) {
+		const temporary = `${graphPath(directory, name)}.tmp`;
+		index.save(temporary);
+		renameSync(temporary, graphPath(directory, name));
+	}
+	const graph = index !== null;
+	writeMeta(directory, { name, dimensions, count: segment.to, segments, columns, graph, chunkIds, documentOfKey: Int32Array.from(documentOfKey), documentIds, versions });
 	publishGeneration(directory, name);
-	removeOldGenerations(directory, [`${name}.usearch`, `${name}.meta`, ...[...segments, ...columns].map((used) => used.file)]);
+	removeOldGenerations(directory, [...(graph ? [`${name}.usearch`] : []), `${name}.meta`, ...[...segments, ...columns].map((used) => used.file)]);
 	return readMeta(directory, name);
 }

@@ -14,7 +14,8 @@ const usearch = createRequire(import.meta.url)("usearch") as typeof import("usea
 /**
  * The on-disk form of a source's approximate vector index (KNOWLEDGE_INDEX_DIR/vectors/<source>/):
  * generations, each named `<number>-<random>` so two processes folding at once never mix files:
- *   <name>.usearch  the HNSW graph with int8-quantized vectors (usearch; opened memory-mapped);
+ *   <name>.usearch  the HNSW graph with int8-quantized vectors (usearch; opened memory-mapped), for
+ *                   sources whose queries are dense (provider embeddings); builtin sources have none;
  *   <name>.meta     which chunk each key is, each chunk's document, each document's version;
  *   <name>.f32      the float32 vectors of the keys this generation added, for exact rescoring
  *                   (key k at (k - from) * dimensions * 4); a later generation reuses earlier files.
@@ -71,6 +72,8 @@ export interface VectorIndexTransfer {
 	segments: VectorSegment[];
 	/** The int8 column runs (vector-columns.ts), in key order; empty for a generation written before them. */
 	columns: VectorSegment[];
+	/** Whether the generation has an HNSW graph (sources of dense queries) or only its column runs. */
+	graph: boolean;
 	/** Chunk id per key ("" for a key removed from the graph). */
 	chunkIds: PackedStrings;
 	/**
@@ -97,13 +100,15 @@ interface MetaHeader {
 	segments: VectorSegment[];
 	/** Absent in generations written before column runs. */
 	columns?: VectorSegment[];
+	/** False for a generation of column runs only; absent (a graph) in generations written before. */
+	graph?: boolean;
 	documents: number;
 	lengths: { chunkIds: number; documentIds: number; versions: number };
 }
 
 export function writeMeta(
 	directory: string,
-	generation: { name: string; dimensions: number; count: number; segments: VectorSegment[]; columns: VectorSegment[]; chunkIds: string[]; documentOfKey: Int32Array; documentIds: string[]; versions: string[] },
+	generation: { name: string; dimensions: number; count: number; segments: VectorSegment[]; columns: VectorSegment[]; graph: boolean; chunkIds: string[]; documentOfKey: Int32Array; documentIds: string[]; versions: string[] },
 ): void {
 	const chunkIds = packStrings(generation.chunkIds);
 	const documentIds = packStrings(generation.documentIds);
@@ -113,6 +118,7 @@ export function writeMeta(
 		count: generation.count,
 		segments: generation.segments,
 		columns: generation.columns,
+		graph: generation.graph,
 		documents: generation.documentIds.length,
 		lengths: { chunkIds: chunkIds.bytes.length, documentIds: documentIds.bytes.length, versions: versions.bytes.length },
 	};
@@ -148,11 +154,12 @@ export function readMeta(directory: string, name: string): VectorIndexTransfer {
 		count: header.count,
 		segments: header.segments,
 		columns: header.columns ?? [],
+		graph: header.graph ?? true,
 		chunkIds: { count: header.count, bytes: chunkIds },
 		chunkIdStarts,
 		documentOfKey,
 		documentIds: { count: header.documents, bytes: documentIds },
 		versions: { count: header.documents, bytes: versions },
-		graphBytes: statSync(graphPath(directory, name)).size,
+		graphBytes: (header.graph ?? true) ? statSync(graphPath(directory, name)).size : 0,
 	};
 }
