@@ -4,7 +4,8 @@
  *
  *   1. openapi.yaml            OpenAPI 3.1, from the ts-rest contract via zod-to-openapi;
  *   2. sdk/src/generated/      the SDK's low-level functions, from openapi.yaml via orval;
- *   3. README.md (one section) the MCP role matrix and tools table, from the tool registry.
+ *   3. README.md (one section) the MCP role matrix and tools table, from the tool registry;
+ *   4. server/knowledge/index/column-kernel.generated.ts, the column scan's WebAssembly, from its .wat.
  *
  *   npm run generate          writes both
  *   npm run generate:check    generates into a temporary directory, compares with the committed
@@ -30,6 +31,7 @@ import { ZOpenAiErrorBody } from "../contract/schemas/openai-compatible";
 import { REQUEST_BODY_LIMIT_BYTES, ZErrorEnvelope } from "../contract/schemas/common";
 import { MAX_DOCUMENT_BYTES } from "../contract/schemas/knowledge";
 import { z } from "../contract/zod";
+import { COLUMN_KERNEL_FILE, COLUMN_KERNEL_SOURCE, renderColumnKernel } from "./column-kernel";
 import { withMcpToolsSection } from "./mcp-tools-table";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -577,12 +579,13 @@ async function generateInto(root: string): Promise<void> {
 	await writeFile(path.join(root, MANAGEMENT_OPENAPI_FILE), managementYaml);
 	await generateSdkCode(root);
 	typeCheckSdk(root);
+	await writeFile(path.join(root, COLUMN_KERNEL_FILE), await renderColumnKernel(ROOT));
 }
 
-/** Generated files relative to `root`: openapi.yaml and everything under sdk/src/generated. */
+/** Generated files relative to `root`: the OpenAPI documents, everything under sdk/src/generated, the column kernel. */
 async function generatedFiles(root: string): Promise<string[]> {
 	const generated = await listFiles(path.join(root, GENERATED_DIR));
-	return [OPENAPI_FILE, MANAGEMENT_OPENAPI_FILE, ...generated.map((file) => path.relative(root, file).split(path.sep).join("/"))];
+	return [OPENAPI_FILE, MANAGEMENT_OPENAPI_FILE, ...generated.map((file) => path.relative(root, file).split(path.sep).join("/")), COLUMN_KERNEL_FILE];
 }
 
 async function check(): Promise<string[]> {
@@ -595,6 +598,7 @@ async function check(): Promise<string[]> {
 			recursive: true,
 			filter: (source) => !source.startsWith(path.join(ROOT, GENERATED_DIR)),
 		});
+		await mkdir(path.dirname(path.join(scratch, COLUMN_KERNEL_SOURCE)), { recursive: true });
 		await generateInto(scratch);
 
 		const expected = await generatedFiles(scratch);
@@ -622,7 +626,7 @@ async function main(): Promise<void> {
 			process.exitCode = 1;
 			return;
 		}
-		console.log("openapi.yaml, openapi.management.yaml, sdk/src/generated and the README's MCP tools table are up to date.");
+		console.log("openapi.yaml, openapi.management.yaml, sdk/src/generated, the column kernel and the README's MCP tools table are up to date.");
 		return;
 	}
 	await generateInto(ROOT);

@@ -1,4 +1,5 @@
 import { closeSync, openSync, readSync, writeSync } from "node:fs";
+import { COLUMN_KERNEL_WASM_BASE64 } from "./column-kernel.generated";
 import { segmentPath, type VectorSegment } from "./vector-index-files";
 
 /**
@@ -184,9 +185,40 @@ export class TopKeys {
 	}
 }
 
+/** The part of WebAssembly's API used here: Node has it, the TypeScript libraries this repository uses do not declare it. */
+declare const WebAssembly: {
+	Memory: new (descriptor: { initial: number }) => { buffer: ArrayBuffer };
+	Module: new (bytes: Uint8Array) => object;
+	Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { exports: Record<string, unknown> };
+};
+
+/** Where the kernel's memory holds a block's scores (float32), then its four columns (int8). */
+const SCORES_AT = 0;
+const COLUMNS_AT = BLOCK_ROWS * 4;
+
+/** A column scan's working memory: the WebAssembly kernel (column-kernel.wat) and the views of its memory the scan reads into. */
+export interface ColumnScanScratch {
+	accumulate: (scores: number, a: number, b: number, c: number, d: number, rows: number, wa: number, wb: number, wc: number, wd: number) => void;
+	scores: Float32Array;
+	columns: Uint8Array;
+}
+
+/** Scratch for scanColumnRuns, made once per viewed generation (its memory is 512 KiB, never grown). */
+export function columnScanScratch(): ColumnScanScratch {
+	const memory = new WebAssembly.Memory({ initial: (COLUMNS_AT + 4 * BLOCK_ROWS) / 65_536 });
+	const kernel = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(COLUMN_KERNEL_WASM_BASE64, "base64")), { env: { memory } });
+	return {
+		accumulate: kernel.exports.acc4 as ColumnScanScratch["accumulate"],
+		scores: new Float32Array(memory.buffer, SCORES_AT, BLOCK_ROWS),
+		columns: new Uint8Array(memory.buffer, COLUMNS_AT, 4 * BLOCK_ROWS),
+	};
+}
+
 /**
  * Scans a generation's column runs for `query` (its `used` dimensions), skipping dead keys, and
- * returns the `candidates` best keys by int8 score, best first. Scratch is the caller's, reused.
+ * returns the `candidates` best keys by int8 score, best first. A block of rows at a time: its
+ * columns read four by four (positional reads from the page cache into the kernel's memory), each
+ * four added to the block's scores by the kernel, 16 rows per instruction.
  */
 export function scanColumnRuns(
 	directory: string,
@@ -197,11 +229,12 @@ export function scanColumnRuns(
 	used: number[],
 	dead: Uint8Array,
 	candidates: number,
-	scratch: { scores: Float32Array; columns: Int8Array },
+	scratch: ColumnScanScratch,
 ): number[] {
 	const best = new TopKeys(candidates);
-	const { scores, columns } = scratch;
-	const weights = new Float32Array(used.length);
+	const { scores, columns, accumulate } = scratch;
+	// Padded to fours with weight 0 (the kernel adds four columns at once; 0 times any int8 is 0).
+	const weights = new Float32Array(Math.ceil(used.length / 4) * 4);
 	for (let runIndex = 0; runIndex < runs.length; runIndex++) {
 		const run = runs[runIndex];
 		const rows = run.to - run.from;
@@ -211,25 +244,15 @@ export function scanColumnRuns(
 		try {
 			for (let block = 0; block < rows; block += BLOCK_ROWS) {
 				const count = Math.min(BLOCK_ROWS, rows - block);
-				scores.fill(0, 0, count);
-				// Four columns read, then added in one pass over the block's scores.
+				const padded = Math.ceil(count / 16) * 16;
+				scores.fill(0, 0, padded);
 				for (let next = 0; next < used.length; next += 4) {
 					const group = Math.min(4, used.length - next);
 					for (let member = 0; member < group; member++) {
 						readSync(descriptor, columns, member * BLOCK_ROWS, count, headerBytes(dimensions) + used[next + member] * rows + block);
 					}
-					if (group === 4) {
-						const [wa, wb, wc, wd] = [weights[next], weights[next + 1], weights[next + 2], weights[next + 3]];
-						for (let row = 0; row < count; row++) {
-							scores[row] += wa * columns[row] + wb * columns[BLOCK_ROWS + row] + wc * columns[2 * BLOCK_ROWS + row] + wd * columns[3 * BLOCK_ROWS + row];
-						}
-					} else {
-						for (let member = 0; member < group; member++) {
-							const weight = weights[next + member];
-							const offset = member * BLOCK_ROWS;
-							for (let row = 0; row < count; row++) scores[row] += weight * columns[offset + row];
-						}
-					}
+					const column = (member: number) => COLUMNS_AT + (member < group ? member : 0) * BLOCK_ROWS;
+					accumulate(SCORES_AT, column(0), column(1), column(2), column(3), padded, weights[next], weights[next + 1], weights[next + 2], weights[next + 3]);
 				}
 				const first = run.from + block;
 				let floor = best.floor;
@@ -244,9 +267,4 @@ export function scanColumnRuns(
 		}
 	}
 	return best.sorted();
-}
-
-/** Scratch for scanColumnRuns, sized once per viewed generation. */
-export function columnScanScratch(): { scores: Float32Array; columns: Int8Array } {
-	return { scores: new Float32Array(BLOCK_ROWS), columns: new Int8Array(4 * BLOCK_ROWS) };
 }
