@@ -192,25 +192,32 @@ declare const WebAssembly: {
 	Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { exports: Record<string, unknown> };
 };
 
-/** Where the kernel's memory holds a block's scores (float32), then its four columns (int8). */
+/** Where the kernel's memory holds a block's scores (float32), its four columns (int8), and the rows above a floor (int32). */
 const SCORES_AT = 0;
 const COLUMNS_AT = BLOCK_ROWS * 4;
+const ROWS_AT = COLUMNS_AT + 4 * BLOCK_ROWS;
 
 /** A column scan's working memory: the WebAssembly kernel (column-kernel.wat) and the views of its memory the scan reads into. */
 export interface ColumnScanScratch {
-	accumulate: (scores: number, a: number, b: number, c: number, d: number, rows: number, wa: number, wb: number, wc: number, wd: number) => void;
+	/** The block's scores (set, or added to when `add` is 1) from four columns and their weights. */
+	accumulate: (scores: number, a: number, b: number, c: number, d: number, rows: number, wa: number, wb: number, wc: number, wd: number, add: number) => void;
+	/** Writes the rows scoring above `floor` to `rowsAbove`, returns how many. */
+	above: (scores: number, rows: number, floor: number, out: number) => number;
 	scores: Float32Array;
 	columns: Uint8Array;
+	rowsAbove: Int32Array;
 }
 
-/** Scratch for scanColumnRuns, made once per viewed generation (its memory is 512 KiB, never grown). */
+/** Scratch for scanColumnRuns, made once per viewed generation (its memory is 768 KiB, never grown). */
 export function columnScanScratch(): ColumnScanScratch {
-	const memory = new WebAssembly.Memory({ initial: (COLUMNS_AT + 4 * BLOCK_ROWS) / 65_536 });
+	const memory = new WebAssembly.Memory({ initial: (ROWS_AT + BLOCK_ROWS * 4) / 65_536 });
 	const kernel = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(COLUMN_KERNEL_WASM_BASE64, "base64")), { env: { memory } });
 	return {
 		accumulate: kernel.exports.acc4 as ColumnScanScratch["accumulate"],
+		above: kernel.exports.above as ColumnScanScratch["above"],
 		scores: new Float32Array(memory.buffer, SCORES_AT, BLOCK_ROWS),
 		columns: new Uint8Array(memory.buffer, COLUMNS_AT, 4 * BLOCK_ROWS),
+		rowsAbove: new Int32Array(memory.buffer, ROWS_AT, BLOCK_ROWS),
 	};
 }
 
@@ -232,7 +239,7 @@ export function scanColumnRuns(
 	scratch: ColumnScanScratch,
 ): number[] {
 	const best = new TopKeys(candidates);
-	const { scores, columns, accumulate } = scratch;
+	const { scores, columns, rowsAbove, accumulate, above } = scratch;
 	// Padded to fours with weight 0 (the kernel adds four columns at once; 0 times any int8 is 0).
 	const weights = new Float32Array(Math.ceil(used.length / 4) * 4);
 	for (let runIndex = 0; runIndex < runs.length; runIndex++) {
@@ -245,21 +252,22 @@ export function scanColumnRuns(
 			for (let block = 0; block < rows; block += BLOCK_ROWS) {
 				const count = Math.min(BLOCK_ROWS, rows - block);
 				const padded = Math.ceil(count / 16) * 16;
-				scores.fill(0, 0, padded);
+				if (used.length === 0) scores.fill(0, 0, padded);
 				for (let next = 0; next < used.length; next += 4) {
 					const group = Math.min(4, used.length - next);
 					for (let member = 0; member < group; member++) {
 						readSync(descriptor, columns, member * BLOCK_ROWS, count, headerBytes(dimensions) + used[next + member] * rows + block);
 					}
 					const column = (member: number) => COLUMNS_AT + (member < group ? member : 0) * BLOCK_ROWS;
-					accumulate(SCORES_AT, column(0), column(1), column(2), column(3), padded, weights[next], weights[next + 1], weights[next + 2], weights[next + 3]);
+					accumulate(SCORES_AT, column(0), column(1), column(2), column(3), padded, weights[next], weights[next + 1], weights[next + 2], weights[next + 3], next === 0 ? 0 : 1);
 				}
+				// Only rows above the floor as the block starts are offered (the floor only rises meanwhile).
 				const first = run.from + block;
-				let floor = best.floor;
-				for (let row = 0; row < count; row++) {
-					if (scores[row] <= floor || dead[first + row]) continue;
+				const found = above(SCORES_AT, padded, best.floor, ROWS_AT);
+				for (let index = 0; index < found; index++) {
+					const row = rowsAbove[index];
+					if (row >= count || scores[row] <= best.floor || dead[first + row]) continue;
 					best.offer(first + row, scores[row]);
-					floor = best.floor;
 				}
 			}
 		} finally {
