@@ -37,8 +37,9 @@ export interface KnowledgeOptions {
 	 */
 	indexDirectory?: string;
 	/**
-	 * Sources with at least this many vectors are searched through an HNSW index (with an index
-	 * directory; see docs/knowledge.md "Search at scale"); smaller ones by the exact scan.
+	 * Sources with at least this many vectors are searched through index files (with an index
+	 * directory: int8 column runs for builtin vectors, an HNSW graph for a provider's; see
+	 * docs/knowledge.md "Search at scale"); smaller ones by the exact scan in memory.
 	 */
 	vectorIndexMinChunks: number;
 	/**

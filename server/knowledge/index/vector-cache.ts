@@ -363,15 +363,16 @@ export interface VectorIndexSettings {
 export const DEFAULT_VECTOR_INDEX_SETTINGS: VectorIndexSettings = { minChunks: DEFAULT_KNOWLEDGE_OPTIONS.vectorIndexMinChunks, foldChunks: 2_000 };
 
 /**
- * Per-source vectors held in memory (see SourceVectors), loaded on first search and brought up to
- * date document by document after a change (see SourceChunkCache); both on index-builder threads
+ * Per-source vectors (see SourceVectors), loaded on first search and brought up to date document
+ * by document after a change (see SourceChunkCache); both on index-builder threads
  * (index-builder-pool.ts), never on the API's event loop. Small sources are ranked by a
- * brute-force dot product over a contiguous matrix (a few tens of milliseconds at 100k chunks).
- * With an index directory, a source of `minChunks` vectors or more also gets an HNSW index built
- * on a builder thread (searches use the matrix meanwhile), saved as a file this thread maps, and
- * kept up to date by an exact tail and folds; after a restart the file is opened and only the
- * documents changed since are read. Changes arrive by LISTEN/NOTIFY (`knowledge_vectors`) so
- * every instance (and worker) agrees.
+ * brute-force dot product over a contiguous matrix in memory (a few milliseconds at 20k chunks).
+ * With an index directory, a source of `minChunks` vectors or more gets index files written on a
+ * builder thread: for builtin vectors (sparse queries) int8 column runs, written before its first
+ * search and scanned exactly (vector-columns.ts); for a provider's (dense queries) an HNSW graph
+ * built while searches use the matrix, then mapped. Either is kept up to date by an exact tail and
+ * folds; after a restart the files are opened and only the documents changed since are read.
+ * Changes arrive by LISTEN/NOTIFY (`knowledge_vectors`) so every instance (and worker) agrees.
  */
 export class VectorCache extends SourceChunkCache<SourceVectors> {
 	/** HNSW generations built and adopted, and builds that failed (the exact search goes on). */
