@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -249,6 +249,55 @@ describe("a source searched through vector index files", () => {
 		expect(cache.statistics.fullLoads).toBe(0);
 		// The old generation's files stay a while for processes still opening them.
 		expect(existsSync(join(indexDirectory, "vectors", sourceId, `${generation}.meta`))).toBe(true);
+	}, 120_000);
+
+	it("a builtin source whose generation predates column runs (a graph, no runs) is searched through its graph, and its next fold writes runs over every key and no graph", async () => {
+		const { services } = first;
+		const directory = join(indexDirectory, "vectors", sourceId);
+		// A generation as written before column runs: a graph, and a .meta without `columns` or `graph`.
+		const built = await services.search.builders.run(workspace.workspaceId, { kind: "vector-index", sourceId, directory: indexDirectory, graph: true });
+		expect(built?.graph).toBe(true);
+		const metaPath = join(directory, `${built?.name}.meta`);
+		const bytes = await readFile(metaPath);
+		const headerLength = bytes.readUInt32LE(0);
+		const { columns, graph, ...olderHeader } = JSON.parse(bytes.subarray(4, 4 + headerLength).toString("utf8"));
+		expect(columns.length).toBeGreaterThan(0);
+		expect(graph).toBe(true);
+		const olderHeaderBytes = Buffer.from(JSON.stringify(olderHeader));
+		const prefix = Buffer.alloc(4);
+		prefix.writeUInt32LE(olderHeaderBytes.length);
+		await writeFile(metaPath, Buffer.concat([prefix, olderHeaderBytes, bytes.subarray(4 + headerLength)]));
+		for (const file of await readdir(directory)) if (file.endsWith(".i8")) await rm(join(directory, file));
+
+		const cache = new VectorCache(services.notifications, services.search.builders, new SearchMemoryBudget(512 * 1024 ** 2), "upgrade-test:", { directory: indexDirectory, minChunks: 1000, foldChunks: 1 });
+		const em = first.orm.em.fork();
+		const opened = await cache.matrixFor(em, source());
+		expect(opened.approximate?.hasGraph).toBe(true);
+		expect(opened.approximate?.generation.columns).toEqual([]);
+		const { graphs } = services.search.builders;
+		const columnScans = graphs.columnScans;
+		const exact = await exactMatrix();
+		const query = embedBuiltin(queries()[0]);
+		const truth = new Map(exact.nearest(query, exact.size).map((hit) => [hit.chunkId, hit.similarity]));
+		const throughGraph = await opened.nearest(query, 20);
+		expect(throughGraph).toHaveLength(20);
+		for (const hit of throughGraph) expect(hit.similarity).toBeCloseTo(truth.get(hit.chunkId) ?? Number.NaN, 5);
+		expect(graphs.columnScans).toBe(columnScans);
+
+		// A change makes a fold due: the new generation has runs over all its keys and no graph, and ranks exactly.
+		const quarry = await uploadDocument(first, workspace.apiKey, sourceId, "quarry.txt", "The quarry ships granite blocks by barge every spring.");
+		await waitForDocument(first, workspace.apiKey, sourceId, quarry.id, ["READY"]);
+		await cache.matrixFor(first.orm.em.fork(), source());
+		await eventually(async () => cache.indexStatistics.builds >= 1, 60_000, "the fold");
+		const folded = await cache.matrixFor(first.orm.em.fork(), source());
+		expect(folded.approximate?.hasGraph).toBe(false);
+		const runs = folded.approximate?.generation.columns ?? [];
+		expect(runs[0]?.from).toBe(0);
+		expect(runs[runs.length - 1]?.to).toBe(folded.approximate?.generation.count);
+		const exactAfter = await exactMatrix();
+		const best = exactAfter.nearest(query, 20);
+		expect((await folded.nearest(query, 20)).map((hit) => hit.chunkId)).toEqual(best.map((hit) => hit.chunkId));
+		expect(graphs.columnScans).toBe(columnScans + 1);
 	}, 120_000);
 
 	it("deleting the source removes its index files", async () => {
