@@ -26,7 +26,7 @@ import { join } from "node:path";
 import { Index, type MetricKind, type ScalarKind } from "usearch";
 import { embedBuiltin } from "../server/knowledge/embed/builtin-embedder";
 import { SourceMatrix, type VectorChunkRow } from "../server/knowledge/index/vector-cache";
-import { columnScanScratch, nextColumnRuns, readColumnScales, scanColumnRuns } from "../server/knowledge/index/vector-columns";
+import { closeColumnRuns, columnScanScratch, nextColumnRuns, openColumnRuns, scanColumnRuns } from "../server/knowledge/index/vector-columns";
 import type { VectorSegment } from "../server/knowledge/index/vector-index-files";
 import { encodeVector } from "../server/knowledge/index/vector-encoding";
 import { describeRun } from "./run-record";
@@ -165,7 +165,7 @@ try {
 	const dead = new Uint8Array(CHUNKS);
 	const scratch = columnScanScratch();
 	for (const runs of [folded[1], foldedRuns]) {
-		const scales = readColumnScales(directory, runs, DIMENSIONS);
+		const opened = openColumnRuns(directory, runs, DIMENSIONS);
 		const runBytes = runs.reduce((sum, run) => sum + (run.to - run.from) * DIMENSIONS, 0);
 		const times: number[] = [];
 		let recalled = 0;
@@ -173,13 +173,14 @@ try {
 			const [found, taken] = timed(() => {
 				const used: number[] = [];
 				for (let dimension = 0; dimension < DIMENSIONS; dimension++) if (query[dimension] !== 0) used.push(dimension);
-				const candidates = scanColumnRuns(directory, runs, scales, DIMENSIONS, query, used, dead, 256, scratch);
+				const candidates = scanColumnRuns(opened, DIMENSIONS, query, used, dead, 256, scratch);
 				return rescore(query, BigUint64Array.from(candidates, (key) => BigInt(key)));
 			});
 			times.push(taken);
 			const truth = new Set(exact[position]);
 			recalled += found.filter((slot) => truth.has(slot)).length / Math.max(1, truth.size);
 		});
+		closeColumnRuns(opened);
 		record({
 			design: `int8 column scan from files, ${runs.length} run${runs.length === 1 ? "" : "s"}, best 256 rescored`,
 			buildSeconds: runs.length === 1 ? ms(columnsMs / 1000) : null,

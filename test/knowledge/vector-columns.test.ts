@@ -1,10 +1,11 @@
-import { writeFileSync } from "node:fs";
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { embedBuiltin } from "../../server/knowledge/embed/builtin-embedder";
-import { columnScanScratch, nextColumnRuns, readColumnScales, scanColumnRuns } from "../../server/knowledge/index/vector-columns";
+import { GraphViews } from "../../server/knowledge/index/graph-views";
+import { closeColumnRuns, columnScanScratch, nextColumnRuns, openColumnRuns, scanColumnRuns } from "../../server/knowledge/index/vector-columns";
 import type { VectorSegment } from "../../server/knowledge/index/vector-index-files";
 import { generatedWords, seededRandom, zipfRanks } from "../helpers/zipf-text";
 
@@ -71,19 +72,20 @@ describe("int8 column runs of a vector index", () => {
 		expect(runs.length).toBeGreaterThan(1);
 
 		// Scanned: the same nearest keys as the exact float32 scan, dead keys never returned.
-		const scales = readColumnScales(directory, runs, DIMENSIONS);
+		const opened = openColumnRuns(directory, runs, DIMENSIONS);
 		const dead = new Uint8Array(vectors.length);
 		for (let key = 0; key < vectors.length; key += 7) dead[key] = 1;
 		const scratch = columnScanScratch();
 		for (const text of [texts[10].split(" ").slice(3, 6).join(" "), texts[4_000].split(" ").slice(0, 2).join(" "), "archive lantern harbour"]) {
 			const query = embedBuiltin(text);
 			const used = [...query.keys()].filter((dimension) => query[dimension] !== 0);
-			const keys = scanColumnRuns(directory, runs, scales, DIMENSIONS, query, used, dead, 64, scratch);
+			const keys = scanColumnRuns(opened, DIMENSIONS, query, used, dead, 64, scratch);
 			expect(keys.every((key) => !dead[key])).toBe(true);
 			const truth = exactNearest(query, dead, 10);
 			// The exact ten are among the int8 scan's 64 best (what search rescores exactly).
 			for (const hit of truth) expect(keys).toContain(hit.key);
 		}
+		closeColumnRuns(opened);
 	});
 
 	it("a generation written before column runs gets one run over all its keys at its next fold", () => {
@@ -97,5 +99,22 @@ describe("int8 column runs of a vector index", () => {
 		const files = await readdir(directory);
 		expect(nextColumnRuns(directory, "101-test", segments, DIMENSIONS, runs, { from: vectors.length, to: vectors.length })).toEqual(runs);
 		expect(await readdir(directory)).toEqual(files);
+	});
+
+	it("a viewed generation keeps reading its runs after a later one merged them and their files were removed, and lets the files go when closed", () => {
+		const runs = nextColumnRuns(directory, "200-test", segments, DIMENSIONS, [], { from: vectors.length, to: vectors.length });
+		const openDescriptors = () => readdirSync("/proc/self/fd").length;
+		const before = openDescriptors();
+		const views = new GraphViews();
+		const description = { directory, name: "200-test", dimensions: DIMENSIONS, count: vectors.length, segments, columns: runs, graph: false, dead: new SharedArrayBuffer(vectors.length) };
+		expect(views.handle({ graph: 1, op: "view", request: 1, description })?.reply).toEqual({ request: 1, viewed: true });
+		expect(openDescriptors()).toBe(before + runs.length);
+		// As removeOldGenerations does ten minutes after a fold merged them into a new run.
+		for (const run of runs) rmSync(join(directory, run.file));
+		const query = embedBuiltin("archive lantern harbour");
+		const answer = views.handle({ graph: 1, op: "search", request: 2, query, candidates: 2_048, rescored: 256, limit: 10 })?.reply;
+		expect(answer && "keys" in answer && Array.from(answer.keys)).toEqual(exactNearest(query, new Uint8Array(vectors.length), 10).map((hit) => hit.key));
+		views.handle({ graph: 1, op: "close" });
+		expect(openDescriptors()).toBe(before);
 	});
 });

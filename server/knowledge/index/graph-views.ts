@@ -2,7 +2,7 @@ import { closeSync, openSync, readSync } from "node:fs";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import type { Index } from "usearch";
-import { COLUMN_SCAN_MAX_USED_SHARE, columnScanScratch, readColumnScales, scanColumnRuns } from "./vector-columns";
+import { COLUMN_SCAN_MAX_USED_SHARE, closeColumnRuns, columnScanScratch, type OpenColumnRuns, openColumnRuns, scanColumnRuns } from "./vector-columns";
 import { graphPath, hnswIndex, segmentPath, type VectorSegment } from "./vector-index-files";
 
 /**
@@ -56,8 +56,8 @@ class ViewedGraph {
 	private readonly dead: Uint8Array;
 	private readonly row: Float32Array;
 	private readonly rowBytes: Uint8Array;
-	/** Per column run, its scales; null when the runs do not cover the generation's keys. */
-	private readonly columnScales: Float32Array[] | null;
+	/** The column runs, open while the generation is viewed; null when they do not cover its keys. */
+	private readonly columnRuns: OpenColumnRuns | null;
 	private columnScratch: ReturnType<typeof columnScanScratch> | null = null;
 
 	constructor(private readonly description: GraphDescription) {
@@ -68,8 +68,13 @@ class ViewedGraph {
 		this.rowBytes = new Uint8Array(this.row.buffer);
 		const { columns, count, directory, dimensions } = description;
 		const covering = columns.length > 0 && columns[0].from === 0 && columns[columns.length - 1].to === count && columns.every((run, index) => index === 0 || run.from === columns[index - 1].to);
-		this.columnScales = covering ? readColumnScales(directory, columns, dimensions) : null;
-		if (!this.index && !this.columnScales) throw new Error(`The vector index generation ${description.name} has neither a graph nor column runs over all its keys`);
+		this.columnRuns = covering ? openColumnRuns(directory, columns, dimensions) : null;
+		if (!this.index && !this.columnRuns) throw new Error(`The vector index generation ${description.name} has neither a graph nor column runs over all its keys`);
+	}
+
+	/** Lets go of the column runs' files (the mapped graph goes when the index is collected). */
+	close(): void {
+		if (this.columnRuns) closeColumnRuns(this.columnRuns);
 	}
 
 	/** Asks the graph for `candidates` keys, rescores the first `rescored` live ones exactly, returns the best `limit`. */
@@ -77,17 +82,17 @@ class ViewedGraph {
 		const used: number[] = [];
 		for (let dimension = 0; dimension < query.length; dimension++) if (query[dimension] !== 0) used.push(dimension);
 		const sparse = used.length <= query.length * COLUMN_SCAN_MAX_USED_SHARE;
-		const byColumns = this.columnScales !== null && (sparse || !this.index);
+		const byColumns = this.columnRuns !== null && (sparse || !this.index);
 		let keys: Iterable<bigint | number>;
 		let toRescore = rescored;
-		if (this.columnScales && byColumns) {
+		if (this.columnRuns && byColumns) {
 			this.columnScratch ??= columnScanScratch();
-			const { directory, columns, dimensions } = this.description;
+			const { dimensions } = this.description;
 			// A long query of a source without a graph: its heaviest dimensions find candidates (bounded
 			// work), four times as many as usual, all rescored exactly over every dimension.
 			const scanned = sparse ? used : heaviestDimensions(query, used, Math.floor(query.length * COLUMN_SCAN_MAX_USED_SHARE));
 			if (!sparse) toRescore *= 4;
-			keys = scanColumnRuns(directory, columns, this.columnScales, dimensions, query, scanned, this.dead, toRescore, this.columnScratch);
+			keys = scanColumnRuns(this.columnRuns, dimensions, query, scanned, this.dead, toRescore, this.columnScratch);
 		} else if (this.index) {
 			keys = this.index.search(query, Math.min(this.index.size(), candidates), 1).keys;
 		} else {
@@ -139,6 +144,7 @@ export class GraphViews {
 	/** Answers a request (a close has no answer); the typed arrays of a search's answer are to be transferred. */
 	handle(request: GraphRequest): { reply: GraphReply; transfer: ArrayBuffer[] } | null {
 		if (request.op === "close") {
+			this.graphs.get(request.graph)?.close();
 			this.graphs.delete(request.graph);
 			// A let-go graph stays mapped until its native index is collected, and this thread allocates
 			// little: collect now (this thread's small heap, a pause of its own, not the API's).

@@ -115,20 +115,39 @@ export function nextColumnRuns(directory: string, name: string, segments: Vector
 	return runs;
 }
 
-/** The run files' scales, read once when a generation is viewed. */
-export function readColumnScales(directory: string, runs: VectorSegment[], dimensions: number): Float32Array[] {
-	return runs.map((run) => {
-		const descriptor = openSync(segmentPath(directory, run.file), "r");
-		try {
+/**
+ * A generation's runs as a search reads them: each file open from when the generation is viewed
+ * until it is let go, so a run a later generation merged away (its file removed once old enough)
+ * stays readable by a process still searching this one; and each run's scales.
+ */
+export interface OpenColumnRuns {
+	runs: VectorSegment[];
+	descriptors: number[];
+	scales: Float32Array[];
+}
+
+/** Opens a generation's runs and reads their scales (checking each file against its run). */
+export function openColumnRuns(directory: string, runs: VectorSegment[], dimensions: number): OpenColumnRuns {
+	const opened: OpenColumnRuns = { runs, descriptors: [], scales: [] };
+	try {
+		for (const run of runs) {
+			const descriptor = openSync(segmentPath(directory, run.file), "r");
+			opened.descriptors.push(descriptor);
 			const header = new Uint8Array(headerBytes(dimensions));
 			readSync(descriptor, header, 0, header.length, 0);
 			const view = new DataView(header.buffer);
 			if (view.getUint32(0, true) !== run.to - run.from || view.getUint32(4, true) !== dimensions) throw new Error(`The column run ${run.file} does not match its generation`);
-			return new Float32Array(header.buffer.slice(8));
-		} finally {
-			closeSync(descriptor);
+			opened.scales.push(new Float32Array(header.buffer.slice(8)));
 		}
-	});
+		return opened;
+	} catch (error) {
+		closeColumnRuns(opened);
+		throw error;
+	}
+}
+
+export function closeColumnRuns(opened: OpenColumnRuns): void {
+	for (const descriptor of opened.descriptors.splice(0)) closeSync(descriptor);
 }
 
 /** The `limit` best keys by score, kept in a min-heap of typed arrays while a scan goes by. */
@@ -228,9 +247,7 @@ export function columnScanScratch(): ColumnScanScratch {
  * four added to the block's scores by the kernel, 16 rows per instruction.
  */
 export function scanColumnRuns(
-	directory: string,
-	runs: VectorSegment[],
-	scales: Float32Array[],
+	opened: OpenColumnRuns,
 	dimensions: number,
 	query: Float32Array,
 	used: number[],
@@ -242,36 +259,33 @@ export function scanColumnRuns(
 	const { scores, columns, rowsAbove, accumulate, above } = scratch;
 	// Padded to fours with weight 0 (the kernel adds four columns at once; 0 times any int8 is 0).
 	const weights = new Float32Array(Math.ceil(used.length / 4) * 4);
+	const { runs, descriptors, scales } = opened;
 	for (let runIndex = 0; runIndex < runs.length; runIndex++) {
 		const run = runs[runIndex];
 		const rows = run.to - run.from;
 		// The query's weights times the run's scales: a column's int8 values are then summed as they are.
 		for (let position = 0; position < used.length; position++) weights[position] = query[used[position]] * scales[runIndex][used[position]];
-		const descriptor = openSync(segmentPath(directory, run.file), "r");
-		try {
-			for (let block = 0; block < rows; block += BLOCK_ROWS) {
-				const count = Math.min(BLOCK_ROWS, rows - block);
-				const padded = Math.ceil(count / 16) * 16;
-				if (used.length === 0) scores.fill(0, 0, padded);
-				for (let next = 0; next < used.length; next += 4) {
-					const group = Math.min(4, used.length - next);
-					for (let member = 0; member < group; member++) {
-						readSync(descriptor, columns, member * BLOCK_ROWS, count, headerBytes(dimensions) + used[next + member] * rows + block);
-					}
-					const column = (member: number) => COLUMNS_AT + (member < group ? member : 0) * BLOCK_ROWS;
-					accumulate(SCORES_AT, column(0), column(1), column(2), column(3), padded, weights[next], weights[next + 1], weights[next + 2], weights[next + 3], next === 0 ? 0 : 1);
+		const descriptor = descriptors[runIndex];
+		for (let block = 0; block < rows; block += BLOCK_ROWS) {
+			const count = Math.min(BLOCK_ROWS, rows - block);
+			const padded = Math.ceil(count / 16) * 16;
+			if (used.length === 0) scores.fill(0, 0, padded);
+			for (let next = 0; next < used.length; next += 4) {
+				const group = Math.min(4, used.length - next);
+				for (let member = 0; member < group; member++) {
+					readSync(descriptor, columns, member * BLOCK_ROWS, count, headerBytes(dimensions) + used[next + member] * rows + block);
 				}
-				// Only rows above the floor as the block starts are offered (the floor only rises meanwhile).
-				const first = run.from + block;
-				const found = above(SCORES_AT, padded, best.floor, ROWS_AT);
-				for (let index = 0; index < found; index++) {
-					const row = rowsAbove[index];
-					if (row >= count || scores[row] <= best.floor || dead[first + row]) continue;
-					best.offer(first + row, scores[row]);
-				}
+				const column = (member: number) => COLUMNS_AT + (member < group ? member : 0) * BLOCK_ROWS;
+				accumulate(SCORES_AT, column(0), column(1), column(2), column(3), padded, weights[next], weights[next + 1], weights[next + 2], weights[next + 3], next === 0 ? 0 : 1);
 			}
-		} finally {
-			closeSync(descriptor);
+			// Only rows above the floor as the block starts are offered (the floor only rises meanwhile).
+			const first = run.from + block;
+			const found = above(SCORES_AT, padded, best.floor, ROWS_AT);
+			for (let index = 0; index < found; index++) {
+				const row = rowsAbove[index];
+				if (row >= count || scores[row] <= best.floor || dead[first + row]) continue;
+				best.offer(first + row, scores[row]);
+			}
 		}
 	}
 	return best.sorted();
