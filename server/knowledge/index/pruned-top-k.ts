@@ -220,8 +220,11 @@ function advanceTo(list: PostingRange, from: number, slot: number): number {
 	return high;
 }
 
-/** The best `limit` (slot, score) pairs offered, a binary heap whose root is the worst: lowest score, then highest slot. */
-class TopK {
+/**
+ * The best `limit` (slot, score) pairs offered, a binary heap whose root is the worst: lowest
+ * score, then highest slot. Also the column scan's (vector-columns.ts), whose slots are keys.
+ */
+export class TopK {
 	private readonly slots: Int32Array;
 	private readonly scores: Float64Array;
 	private size = 0;

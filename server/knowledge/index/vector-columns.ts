@@ -1,5 +1,6 @@
 import { closeSync, openSync, readSync, writeSync } from "node:fs";
 import { COLUMN_KERNEL_WASM_BASE64 } from "./column-kernel.generated";
+import { TopK } from "./pruned-top-k";
 import { segmentPath, type VectorSegment } from "./vector-index-files";
 
 /**
@@ -150,60 +151,6 @@ export function closeColumnRuns(opened: OpenColumnRuns): void {
 	for (const descriptor of opened.descriptors.splice(0)) closeSync(descriptor);
 }
 
-/** The `limit` best keys by score, kept in a min-heap of typed arrays while a scan goes by. */
-export class TopKeys {
-	readonly keys: Int32Array;
-	readonly scores: Float32Array;
-	size = 0;
-
-	constructor(readonly limit: number) {
-		this.keys = new Int32Array(limit);
-		this.scores = new Float32Array(limit);
-	}
-
-	/** The score a key must beat to enter (once full). */
-	get floor(): number {
-		return this.size < this.limit ? Number.NEGATIVE_INFINITY : this.scores[0];
-	}
-
-	offer(key: number, score: number): void {
-		if (this.size < this.limit) {
-			let at = this.size++;
-			while (at > 0) {
-				const parent = (at - 1) >> 1;
-				if (this.scores[parent] <= score) break;
-				this.keys[at] = this.keys[parent];
-				this.scores[at] = this.scores[parent];
-				at = parent;
-			}
-			this.keys[at] = key;
-			this.scores[at] = score;
-			return;
-		}
-		if (score <= this.scores[0]) return;
-		let at = 0;
-		for (;;) {
-			let child = 2 * at + 1;
-			if (child >= this.size) break;
-			if (child + 1 < this.size && this.scores[child + 1] < this.scores[child]) child++;
-			if (this.scores[child] >= score) break;
-			this.keys[at] = this.keys[child];
-			this.scores[at] = this.scores[child];
-			at = child;
-		}
-		this.keys[at] = key;
-		this.scores[at] = score;
-	}
-
-	/** Keys, best first. */
-	sorted(): number[] {
-		return Array.from(this.keys.subarray(0, this.size))
-			.map((key, position) => ({ key, score: this.scores[position] }))
-			.sort((a, b) => b.score - a.score || a.key - b.key)
-			.map((entry) => entry.key);
-	}
-}
-
 /** The part of WebAssembly's API used here: Node has it, the TypeScript libraries this repository uses do not declare it. */
 declare const WebAssembly: {
 	Memory: new (descriptor: { initial: number }) => { buffer: ArrayBuffer };
@@ -255,7 +202,9 @@ export function scanColumnRuns(
 	candidates: number,
 	scratch: ColumnScanScratch,
 ): number[] {
-	const best = new TopKeys(candidates);
+	const best = new TopK(candidates);
+	// What a row must score above to enter: the worst held once full (a tie keeps the lower key, scanned first).
+	const floor = () => (best.full ? best.worstScore : Number.NEGATIVE_INFINITY);
 	const { scores, columns, rowsAbove, accumulate, above } = scratch;
 	// Padded to fours with weight 0 (the kernel adds four columns at once; 0 times any int8 is 0).
 	const weights = new Float32Array(Math.ceil(used.length / 4) * 4);
@@ -280,13 +229,13 @@ export function scanColumnRuns(
 			}
 			// Only rows above the floor as the block starts are offered (the floor only rises meanwhile).
 			const first = run.from + block;
-			const found = above(SCORES_AT, padded, best.floor, ROWS_AT);
+			const found = above(SCORES_AT, padded, floor(), ROWS_AT);
 			for (let index = 0; index < found; index++) {
 				const row = rowsAbove[index];
-				if (row >= count || scores[row] <= best.floor || dead[first + row]) continue;
+				if (row >= count || scores[row] <= floor() || dead[first + row]) continue;
 				best.offer(first + row, scores[row]);
 			}
 		}
 	}
-	return best.sorted();
+	return best.sorted().slots;
 }
