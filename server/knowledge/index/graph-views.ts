@@ -82,6 +82,7 @@ class ViewedGraph {
 		const used: number[] = [];
 		for (let dimension = 0; dimension < query.length; dimension++) if (query[dimension] !== 0) used.push(dimension);
 		const sparse = used.length <= query.length * COLUMN_SCAN_MAX_USED_SHARE;
+		// The constructor saw to it that a generation without a graph has runs over every key.
 		const byColumns = this.columnRuns !== null && (sparse || !this.index);
 		let keys: Iterable<bigint | number>;
 		let toRescore = rescored;
@@ -93,10 +94,9 @@ class ViewedGraph {
 			const scanned = sparse ? used : heaviestDimensions(query, used, Math.floor(query.length * COLUMN_SCAN_MAX_USED_SHARE));
 			if (!sparse) toRescore *= 4;
 			keys = scanColumnRuns(this.columnRuns, dimensions, query, scanned, this.dead, toRescore, this.columnScratch);
-		} else if (this.index) {
-			keys = this.index.search(query, Math.min(this.index.size(), candidates), 1).keys;
 		} else {
-			keys = [];
+			const index = this.index as Index;
+			keys = index.search(query, Math.min(index.size(), candidates), 1).keys;
 		}
 		const hits: { key: number; similarity: number }[] = [];
 		// Opened per search (microseconds), so nothing outlives the view but the mapped graph.
