@@ -311,6 +311,10 @@ export class SourceLexicon implements CachedSource {
 
 	/** rank's result by scoring every posting of every query term: the reference the pruned ranking is tested and measured against. */
 	rankExhaustive(queryTerms: Map<string, number>, limit: number): LexicalHit[] {
+		if (this.scores.length < this.slotCount) {
+			this.scores = new Float32Array(this.live.length);
+			this.touched = new Int32Array(this.live.length);
+		}
 		const { scores, touched, live, lengthNorms, offsets } = this;
 		let touchedCount = 0;
 		for (const { term, weight } of this.weightedTerms(queryTerms)) {
@@ -490,7 +494,9 @@ export class SourceLexicon implements CachedSource {
 	 */
 	static async fromTransfer(transfer: LexiconTransfer, descriptors?: FinalizationRegistry<number>): Promise<SourceLexicon> {
 		const lexicon = new SourceLexicon();
-		lexicon.chunkIds = new PackedStringTable(transfer.chunkIds, transfer.chunkIdStarts);
+		// In pieces, the ids of the file's chunks are read from it, one per hit.
+		const pieces = transfer.pieces ? new LexiconPieces(transfer.pieces, descriptors) : null;
+		lexicon.chunkIds = new PackedStringTable(transfer.chunkIds, transfer.chunkIdStarts, pieces ? (index) => pieces.chunkId(index) : undefined);
 		lexicon.idOfSlot = new Int32Array(transfer.live.length);
 		for (let slot = 0; slot < transfer.slotCount; slot++) lexicon.idOfSlot[slot] = slot;
 		const termNames = unpackStrings(transfer.termNames);
@@ -511,8 +517,8 @@ export class SourceLexicon implements CachedSource {
 		lexicon.live = transfer.live;
 		lexicon.lengths = transfer.lengths;
 		lexicon.pairStarts = transfer.pairStarts;
-		if (transfer.pieces) {
-			lexicon.pieces = new LexiconPieces(transfer.pieces, descriptors);
+		if (pieces) {
+			lexicon.pieces = pieces;
 			lexicon.pairBase = transfer.pairStarts[transfer.slotCount];
 			lexicon.pairTerms = new Int32Array(1024);
 			lexicon.pairFrequencies = new Uint8Array(1024);
@@ -530,8 +536,9 @@ export class SourceLexicon implements CachedSource {
 		lexicon.liveCount = transfer.liveCount;
 		lexicon.totalLength = transfer.totalLength;
 		lexicon.baseSlots = transfer.baseSlots;
-		lexicon.scores = new Float32Array(transfer.live.length);
-		lexicon.touched = new Int32Array(transfer.live.length);
+		// The exhaustive ranking's scratch, allocated when first needed (a pruned ranking never does).
+		lexicon.scores = new Float32Array(0);
+		lexicon.touched = new Int32Array(0);
 		return lexicon;
 	}
 

@@ -114,7 +114,8 @@ export function readLexiconFile(root: string, sourceId: string, options: { name?
 		for (const entry of header.arrays) {
 			if (options.inPieces && (ARRAYS_LEFT_ON_DISK as readonly string[]).includes(entry.field)) {
 				offsets[entry.field as ArrayLeftOnDisk] = entry.offset;
-				transfer[entry.field] = new ARRAY_TYPES[entry.type](0);
+				const empty = new ARRAY_TYPES[entry.type](0);
+				transfer[entry.field] = entry.field in header.strings ? { count: header.strings[entry.field], bytes: empty } : empty;
 				continue;
 			}
 			// Each array in a buffer of its own: transferable to the API's thread without a copy.

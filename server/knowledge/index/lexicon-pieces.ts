@@ -3,12 +3,14 @@ import type { PostingRange } from "./pruned-top-k";
 
 /**
  * The arrays of a lexicon file (lexicon-files.ts) that a lexicon opened in pieces leaves on disk:
- * its postings (term-major) and its pairs (chunk-major), nine tenths of its bytes. Everything
- * else (the vocabulary, per-term offsets and bounds, per-chunk lengths, liveness and pair starts,
- * chunk ids) is read into memory, so memory grows with the chunks and the vocabulary, not with
- * the text, and opening a million-chunk source reads a tenth of its file.
+ * its postings (term-major) and its pairs (chunk-major), nine tenths of its bytes, and its chunk
+ * ids (read for a ranking's hits only: 34 MB at a million chunks that the API's thread would
+ * otherwise adopt at once, enough external memory to start a full collection of its heap).
+ * Everything else (the vocabulary, per-term offsets and bounds, per-chunk lengths, liveness and
+ * pair starts) is read into memory, so memory grows with the chunks and the vocabulary, not
+ * with the text, and opening a million-chunk source reads a tenth of its file.
  */
-export const ARRAYS_LEFT_ON_DISK = ["postings", "frequencies", "pairTerms", "pairFrequencies"] as const;
+export const ARRAYS_LEFT_ON_DISK = ["postings", "frequencies", "pairTerms", "pairFrequencies", "chunkIds", "chunkIdStarts"] as const;
 
 export type ArrayLeftOnDisk = (typeof ARRAYS_LEFT_ON_DISK)[number];
 
@@ -70,6 +72,9 @@ export class LexiconPieces {
 	private readonly pairBuffers: ParallelBuffers = { ids: new Int32Array(256), counts: new Uint8Array(256) };
 	/** Where postingLists' last call put each range in listBuffers: its start in the file -> its position there, and its end in the file. */
 	private lastRead = new Map<number, { at: number; end: number }>();
+	/** What a chunk id's bounds and bytes are read into (grown as needed). */
+	private readonly idBounds = new Uint32Array(2);
+	private idBytes = Buffer.alloc(64);
 
 	constructor(
 		readonly location: LexiconPiecesLocation,
@@ -132,6 +137,16 @@ export class LexiconPieces {
 	pairs(start: number, end: number): PairRange {
 		const { ids, counts } = this.readParallel(this.pairBuffers, "pairTerms", "pairFrequencies", start, end);
 		return { terms: ids, frequencies: counts, start: 0, end: end - start };
+	}
+
+	/** The file's chunk id `index` (packed strings: stringStarts' bounds, then the bytes between them). */
+	chunkId(index: number): string {
+		const { idBounds } = this;
+		readFully(this.descriptor, new Uint8Array(idBounds.buffer), this.location.offsets.chunkIdStarts + index * 4);
+		const length = idBounds[1] - 1 - idBounds[0];
+		if (length > this.idBytes.length) this.idBytes = Buffer.alloc(2 * length);
+		readFully(this.descriptor, this.idBytes.subarray(0, length), this.location.offsets.chunkIds + idBounds[0]);
+		return this.idBytes.toString("utf8", 0, length);
 	}
 
 	/** Bytes of the buffers reads go into. */

@@ -49,9 +49,11 @@ export class PackedStringTable {
 	private appendedBytes = 0;
 	private readonly decoder = new TextDecoder();
 
+	/** `packedAt`: the packed strings are not in `packed.bytes` (only their count is) but read by it, one by one (from a file). */
 	constructor(
 		private readonly packed: PackedStrings = { count: 0, bytes: new Uint8Array(0) },
 		private readonly starts: Uint32Array<ArrayBuffer> = stringStarts(packed),
+		private readonly packedAt?: (index: number) => string,
 	) {}
 
 	get count(): number {
@@ -60,7 +62,8 @@ export class PackedStringTable {
 
 	at(index: number): string {
 		const { count } = this.packed;
-		return index < count ? this.decoder.decode(this.packed.bytes.subarray(this.starts[index], this.starts[index + 1] - 1)) : this.appended[index - count];
+		if (index >= count) return this.appended[index - count];
+		return this.packedAt ? this.packedAt(index) : this.decoder.decode(this.packed.bytes.subarray(this.starts[index], this.starts[index + 1] - 1));
 	}
 
 	/** Adds a string; returns its index. */
