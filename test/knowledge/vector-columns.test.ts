@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { embedBuiltin } from "../../server/knowledge/embed/builtin-embedder";
 import { GraphViews } from "../../server/knowledge/index/graph-views";
 import { closeColumnRuns, columnScanScratch, nextColumnRuns, openColumnRuns, scanColumnRuns } from "../../server/knowledge/index/vector-columns";
-import type { VectorSegment } from "../../server/knowledge/index/vector-index-files";
+import { type VectorSegment, writeMeta } from "../../server/knowledge/index/vector-index-files";
 import { generatedWords, seededRandom, zipfRanks } from "../helpers/zipf-text";
 
 const DIMENSIONS = 512;
@@ -101,19 +101,25 @@ describe("int8 column runs of a vector index", () => {
 		expect(await readdir(directory)).toEqual(files);
 	});
 
-	it("a viewed generation keeps reading its runs after a later one merged them and their files were removed, and lets the files go when closed", () => {
+	it("a viewed generation keeps reading its runs and chunk ids after a later one merged them and their files were removed, and lets the files go when closed", () => {
 		const runs = nextColumnRuns(directory, "200-test", segments, DIMENSIONS, [], { from: vectors.length, to: vectors.length });
+		const chunkIds = vectors.map((_, key) => `chk_${key}`);
+		writeMeta(directory, { name: "200-test", dimensions: DIMENSIONS, count: vectors.length, segments, columns: runs, graph: false, chunkIds, documentOfKey: new Int32Array(vectors.length), documentIds: ["doc"], versions: ["1"] });
 		const openDescriptors = () => readdirSync("/proc/self/fd").length;
 		const before = openDescriptors();
 		const views = new GraphViews();
 		const description = { directory, name: "200-test", dimensions: DIMENSIONS, count: vectors.length, segments, columns: runs, graph: false, dead: new SharedArrayBuffer(vectors.length) };
 		expect(views.handle({ graph: 1, op: "view", request: 1, description })?.reply).toEqual({ request: 1, viewed: true });
-		expect(openDescriptors()).toBe(before + runs.length);
+		// The runs and the .meta, whose chunk ids are read for each search's hits.
+		expect(openDescriptors()).toBe(before + runs.length + 1);
 		// As removeOldGenerations does ten minutes after a fold merged them into a new run.
 		for (const run of runs) rmSync(join(directory, run.file));
+		rmSync(join(directory, "200-test.meta"));
 		const query = embedBuiltin("archive lantern harbour");
 		const answer = views.handle({ graph: 1, op: "search", request: 2, query, candidates: 2_048, rescored: 256, limit: 10 })?.reply;
-		expect(answer && "keys" in answer && Array.from(answer.keys)).toEqual(exactNearest(query, new Uint8Array(vectors.length), 10).map((hit) => hit.key));
+		const nearest = exactNearest(query, new Uint8Array(vectors.length), 10).map((hit) => hit.key);
+		expect(answer && "keys" in answer && Array.from(answer.keys)).toEqual(nearest);
+		expect(answer && "chunkIds" in answer && answer.chunkIds).toEqual(nearest.map((key) => chunkIds[key]));
 		views.handle({ graph: 1, op: "close" });
 		expect(openDescriptors()).toBe(before);
 	});

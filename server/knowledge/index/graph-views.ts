@@ -3,7 +3,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import type { Index } from "usearch";
 import { COLUMN_SCAN_MAX_USED_SHARE, closeColumnRuns, columnScanScratch, type OpenColumnRuns, openColumnRuns, scanColumnRuns } from "./vector-columns";
-import { graphPath, hnswIndex, segmentPath, type VectorSegment } from "./vector-index-files";
+import { GenerationChunkIds, graphPath, hnswIndex, segmentPath, type VectorSegment } from "./vector-index-files";
 
 /**
  * What the graph-search thread (graph-search-thread.ts) needs to view a generation's HNSW graph
@@ -32,12 +32,14 @@ export type GraphRequest =
 
 export type GraphReply =
 	| { request: number; viewed: true }
-	| { request: number; keys: Int32Array<ArrayBuffer>; similarities: Float32Array<ArrayBuffer>; byColumns: boolean }
+	| { request: number; keys: Int32Array<ArrayBuffer>; chunkIds: string[]; similarities: Float32Array<ArrayBuffer>; byColumns: boolean }
 	| { request: number; failure: string };
 
 /** The best `limit` live keys of a search, by exact similarity, best first. */
 export interface GraphHits {
 	keys: Int32Array<ArrayBuffer>;
+	/** The keys' chunk ids. */
+	chunkIds: string[];
 	similarities: Float32Array<ArrayBuffer>;
 	/** Found by the exact scan of the int8 columns rather than by the graph. */
 	byColumns: boolean;
@@ -58,6 +60,7 @@ class ViewedGraph {
 	private readonly rowBytes: Uint8Array;
 	/** The column runs, open while the generation is viewed; null when they do not cover its keys. */
 	private readonly columnRuns: OpenColumnRuns | null;
+	private readonly chunkIds: GenerationChunkIds;
 	private columnScratch: ReturnType<typeof columnScanScratch> | null = null;
 
 	constructor(private readonly description: GraphDescription) {
@@ -68,13 +71,20 @@ class ViewedGraph {
 		this.rowBytes = new Uint8Array(this.row.buffer);
 		const { columns, count, directory, dimensions } = description;
 		const covering = columns.length > 0 && columns[0].from === 0 && columns[columns.length - 1].to === count && columns.every((run, index) => index === 0 || run.from === columns[index - 1].to);
+		if (!this.index && !covering) throw new Error(`The vector index generation ${description.name} has neither a graph nor column runs over all its keys`);
 		this.columnRuns = covering ? openColumnRuns(directory, columns, dimensions) : null;
-		if (!this.index && !this.columnRuns) throw new Error(`The vector index generation ${description.name} has neither a graph nor column runs over all its keys`);
+		try {
+			this.chunkIds = new GenerationChunkIds(directory, description.name);
+		} catch (error) {
+			if (this.columnRuns) closeColumnRuns(this.columnRuns);
+			throw error;
+		}
 	}
 
-	/** Lets go of the column runs' files (the mapped graph goes when the index is collected). */
+	/** Lets go of the column runs' and the chunk ids' files (the mapped graph goes when the index is collected). */
 	close(): void {
 		if (this.columnRuns) closeColumnRuns(this.columnRuns);
+		this.chunkIds.close();
 	}
 
 	/** Asks the graph for `candidates` keys, rescores the first `rescored` live ones exactly, returns the best `limit`. */
@@ -112,7 +122,7 @@ class ViewedGraph {
 			for (const descriptor of descriptors.values()) closeSync(descriptor);
 		}
 		const best = hits.sort((a, b) => b.similarity - a.similarity).slice(0, limit);
-		return { keys: Int32Array.from(best, (hit) => hit.key), similarities: Float32Array.from(best, (hit) => hit.similarity), byColumns };
+		return { keys: Int32Array.from(best, (hit) => hit.key), chunkIds: best.map((hit) => this.chunkIds.at(hit.key)), similarities: Float32Array.from(best, (hit) => hit.similarity), byColumns };
 	}
 
 	private exactSimilarity(key: number, query: Float32Array, used: number[], descriptors: Map<number, number>): number {

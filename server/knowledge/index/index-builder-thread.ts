@@ -21,7 +21,7 @@ import { SourceMatrix, type VectorChunkRow, vectorChunkRowsSql } from "./vector-
 import { buildVectorIndex, openVectorIndex } from "./vector-index-build";
 import type { VectorIndexTransfer } from "./vector-index-files";
 
-const vectorIndexBuffers = (generation: VectorIndexTransfer) => buffersOf(generation.chunkIds.bytes, generation.chunkIdStarts, generation.documentIds.bytes, generation.versions.bytes, generation.documentOfKey);
+const vectorIndexBuffers = (generation: VectorIndexTransfer) => buffersOf(generation.documentIds.bytes, generation.versions.bytes, generation.documentOfKey);
 
 /** Rows per FETCH: a few megabytes of tsvectors or vectors at a time, never the whole source. */
 const PAGE_ROWS = 1000;

@@ -1,7 +1,7 @@
 import type { GraphSearchThread, ViewedGraphHandle } from "./graph-search-thread";
 import type { BufferReleaser } from "./release-memory";
 import type { CachedSource, DocumentVersions } from "./source-chunk-cache";
-import { inSlices, PackedStringTable, unpackStrings } from "./thread-transfer";
+import { inSlices, unpackStrings } from "./thread-transfer";
 import { SourceMatrix } from "./vector-cache";
 import { HNSW_CANDIDATES, HNSW_RESCORED, type VectorIndexTransfer } from "./vector-index-files";
 
@@ -22,8 +22,6 @@ export class ApproximateIndex {
 	/** Keys live when the generation was built. */
 	private readonly liveKeys: number;
 
-	/** Decoded only for the hits a search returns. */
-	private readonly chunkIds: PackedStringTable;
 	private graph: ViewedGraphHandle | null = null;
 
 	private constructor(
@@ -32,7 +30,6 @@ export class ApproximateIndex {
 		readonly versions: DocumentVersions,
 		private readonly graphs: GraphSearchThread,
 	) {
-		this.chunkIds = new PackedStringTable(generation.chunkIds, generation.chunkIdStarts);
 		this.dead = new Uint8Array(new SharedArrayBuffer(generation.count));
 		let live = 0;
 		for (let key = 0; key < generation.count; key++) {
@@ -100,9 +97,8 @@ export class ApproximateIndex {
 	async nearest(query: Float32Array, limit: number): Promise<{ chunkId: string; similarity: number }[]> {
 		if (!this.graph || query.length !== this.dimensions || this.size === 0) return [];
 		const candidates = Math.max(HNSW_CANDIDATES, limit + this.deadCount);
-		const { keys, similarities } = await this.graphs.search(this.graph, query, candidates, Math.max(HNSW_RESCORED, limit), limit);
-		// Only the returned hits' ids are decoded.
-		return Array.from(keys, (key, index) => ({ chunkId: this.chunkIds.at(key), similarity: similarities[index] }));
+		const { chunkIds, similarities } = await this.graphs.search(this.graph, query, candidates, Math.max(HNSW_RESCORED, limit), limit);
+		return chunkIds.map((chunkId, index) => ({ chunkId, similarity: similarities[index] }));
 	}
 }
 

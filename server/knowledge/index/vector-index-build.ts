@@ -13,7 +13,7 @@ import { unpackStrings } from "./thread-transfer";
 import { type VectorChunkRow, vectorChunkRowsSql } from "./vector-cache";
 import { currentGeneration, newGenerationName, publishGeneration, removeOldGenerations } from "./index-generations";
 import { nextColumnRuns } from "./vector-columns";
-import { graphPath, hnswIndex, readMeta, segmentPath, sourceIndexDirectory, type VectorIndexTransfer, type VectorSegment, writeMeta } from "./vector-index-files";
+import { graphPath, hnswIndex, readMeta, readMetaChunkIds, segmentPath, sourceIndexDirectory, type VectorIndexTransfer, type VectorSegment, writeMeta } from "./vector-index-files";
 
 /** Pages of rows from a cursor over `sql`, whose parameters are known once `before` has run in the same snapshot. */
 export type PageReader = <Row>(client: pg.Client, sql: string, parameters: unknown[] | (() => unknown[]), before?: (client: pg.Client) => Promise<void>) => AsyncGenerator<Row[]>;
@@ -54,7 +54,7 @@ export async function buildVectorIndex(client: pg.Client, pagesOf: PageReader, r
 		index = hnswIndex(dimensions);
 		index.load(graphPath(directory, baseName));
 	}
-	const chunkIds = base ? unpackStrings(base.chunkIds) : [];
+	const chunkIds = base ? unpackStrings(readMetaChunkIds(directory, base.name)) : [];
 	const documentOfKey: number[] = base ? Array.from(base.documentOfKey) : [];
 	const baseDocuments = base ? unpackStrings(base.documentIds) : [];
 	const baseVersions = base ? unpackStrings(base.versions) : [];

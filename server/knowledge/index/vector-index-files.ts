@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
 import type { Index } from "usearch";
@@ -62,7 +62,11 @@ export interface VectorSegment {
 	to: number;
 }
 
-/** One generation as it travels from a builder thread to the API's thread (typed arrays and packed strings). */
+/**
+ * One generation as it travels from a builder thread to the API's thread (typed arrays and packed
+ * strings). Not its chunk ids: the graph-search thread reads a search's hits' ids from the `.meta`
+ * (GenerationChunkIds), so the API's thread never adopts them (34 MB at a million keys).
+ */
 export interface VectorIndexTransfer {
 	directory: string;
 	name: string;
@@ -74,13 +78,6 @@ export interface VectorIndexTransfer {
 	columns: VectorSegment[];
 	/** Whether the generation has an HNSW graph (sources of dense queries) or only its column runs. */
 	graph: boolean;
-	/** Chunk id per key ("" for a key removed from the graph). */
-	chunkIds: PackedStrings;
-	/**
-	 * Where each key's chunk id starts in `chunkIds.bytes` (count + 1 entries, the last one past the
-	 * end): the API's thread decodes the ids of the hits only, never a million strings at once.
-	 */
-	chunkIdStarts: Uint32Array<ArrayBuffer>;
 	/** Per key, an index into documentIds; -1 for a removed key. */
 	documentOfKey: Int32Array<ArrayBuffer>;
 	documentIds: PackedStrings;
@@ -129,12 +126,17 @@ export function writeMeta(
 	writeAtomically(join(directory, `${generation.name}.meta`), Buffer.concat([prefix, headerBytes, chunkIds.bytes, documentIds.bytes, versions.bytes, keys]));
 }
 
+/** Where a `.meta`'s parts are: its header, and the byte offset its chunk ids start at (the rest follow them). */
+function metaLayout(bytes: Buffer): { header: MetaHeader; chunkIdsAt: number } {
+	const headerLength = bytes.readUInt32LE(0);
+	return { header: JSON.parse(bytes.subarray(4, 4 + headerLength).toString("utf8")) as MetaHeader, chunkIdsAt: 4 + headerLength };
+}
+
 /** A generation's description, read from its `.meta` (on a builder thread), ready to transfer. */
 export function readMeta(directory: string, name: string): VectorIndexTransfer {
 	const bytes = readFileSync(join(directory, `${name}.meta`));
-	const headerLength = bytes.readUInt32LE(0);
-	const header = JSON.parse(bytes.subarray(4, 4 + headerLength).toString("utf8")) as MetaHeader;
-	let offset = 4 + headerLength;
+	const { header, chunkIdsAt } = metaLayout(bytes);
+	let offset = chunkIdsAt + header.lengths.chunkIds;
 	const take = (length: number) => {
 		// Copied into buffers of their own: transferable, and the file's buffer can go.
 		const copy = new Uint8Array(length);
@@ -142,11 +144,9 @@ export function readMeta(directory: string, name: string): VectorIndexTransfer {
 		offset += length;
 		return copy;
 	};
-	const chunkIds = take(header.lengths.chunkIds);
 	const documentIds = take(header.lengths.documentIds);
 	const versions = take(header.lengths.versions);
 	const documentOfKey = new Int32Array(take(header.count * 4).buffer);
-	const chunkIdStarts = stringStarts({ count: header.count, bytes: chunkIds });
 	return {
 		directory,
 		name,
@@ -155,11 +155,63 @@ export function readMeta(directory: string, name: string): VectorIndexTransfer {
 		segments: header.segments,
 		columns: header.columns ?? [],
 		graph: header.graph ?? true,
-		chunkIds: { count: header.count, bytes: chunkIds },
-		chunkIdStarts,
 		documentOfKey,
 		documentIds: { count: header.documents, bytes: documentIds },
 		versions: { count: header.documents, bytes: versions },
 		graphBytes: (header.graph ?? true) ? statSync(graphPath(directory, name)).size : 0,
 	};
+}
+
+/** A generation's chunk id per key ("" for a key removed from the graph), as a fold reads them. */
+export function readMetaChunkIds(directory: string, name: string): PackedStrings {
+	const bytes = readFileSync(join(directory, `${name}.meta`));
+	const { header, chunkIdsAt } = metaLayout(bytes);
+	return { count: header.count, bytes: new Uint8Array(bytes.subarray(chunkIdsAt, chunkIdsAt + header.lengths.chunkIds)) };
+}
+
+/**
+ * A viewed generation's chunk ids, read from its `.meta` one per hit (on the graph-search thread):
+ * where each starts is read once (4 bytes a key), the ids themselves stay in the file. The
+ * descriptor stays open until close, so a generation another process's fold removed meanwhile
+ * stays readable while it is searched.
+ */
+export class GenerationChunkIds {
+	private readonly descriptor: number;
+	private readonly starts: Uint32Array;
+	private readonly chunkIdsAt: number;
+	private bytes = Buffer.alloc(64);
+
+	constructor(directory: string, name: string) {
+		this.descriptor = openSync(join(directory, `${name}.meta`), "r");
+		try {
+			const prefix = Buffer.alloc(4);
+			readSync(this.descriptor, prefix, 0, 4, 0);
+			const headerBytes = Buffer.alloc(4 + prefix.readUInt32LE(0));
+			readSync(this.descriptor, headerBytes, 0, headerBytes.length, 0);
+			const { header, chunkIdsAt } = metaLayout(headerBytes);
+			const chunkIds = new Uint8Array(header.lengths.chunkIds);
+			for (let read = 0; read < chunkIds.length; ) {
+				const count = readSync(this.descriptor, chunkIds, read, chunkIds.length - read, chunkIdsAt + read);
+				if (count === 0) throw new Error(`The vector index generation ${name}'s .meta ended early`);
+				read += count;
+			}
+			this.starts = stringStarts({ count: header.count, bytes: chunkIds });
+			this.chunkIdsAt = chunkIdsAt;
+		} catch (error) {
+			closeSync(this.descriptor);
+			throw error;
+		}
+	}
+
+	at(key: number): string {
+		const start = this.starts[key];
+		const length = this.starts[key + 1] - 1 - start;
+		if (length > this.bytes.length) this.bytes = Buffer.alloc(2 * length);
+		readSync(this.descriptor, this.bytes, 0, length, this.chunkIdsAt + start);
+		return this.bytes.toString("utf8", 0, length);
+	}
+
+	close(): void {
+		closeSync(this.descriptor);
+	}
 }
