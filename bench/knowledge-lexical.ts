@@ -55,7 +55,7 @@ const memoryMiB = () => {
 };
 
 /** Writes the lexicon's file, opens it as a restarted server does, and checks the opened one ranks alike. */
-async function measureLexiconFile(lexicon: SourceLexicon, queries: Map<string, number>[]) {
+async function measureLexiconFile(lexicon: SourceLexicon, queries: Map<string, number>[], frequentQueries: Map<string, number>[]) {
 	const root = await mkdtemp(join(tmpdir(), "bench-lexicon-file-"));
 	// Open-lexicon reads no database: the pool's URL is never used.
 	const builders = new IndexBuilderPool("postgres://unused");
@@ -76,7 +76,7 @@ async function measureLexiconFile(lexicon: SourceLexicon, queries: Map<string, n
 		const openMs = performance.now() - openStarted;
 		delay.disable();
 		let rankingMismatches = 0;
-		const taken = { inMemory: [] as number[], inPieces: [] as number[] };
+		const taken = { inMemory: [] as number[], inPieces: [] as number[], frequentInMemory: [] as number[], frequentInPieces: [] as number[] };
 		const timed = (lexiconRanked: SourceLexicon, into: number[], query: Map<string, number>) => {
 			const started = performance.now();
 			const hits = rankLexically(lexiconRanked, query, TOP);
@@ -85,6 +85,7 @@ async function measureLexiconFile(lexicon: SourceLexicon, queries: Map<string, n
 		};
 		for (const query of queries.slice(0, 20)) timed(opened, [], query);
 		for (const query of queries) if (timed(opened, taken.inPieces, query) !== timed(lexicon, taken.inMemory, query)) rankingMismatches++;
+		for (const query of frequentQueries) if (timed(opened, taken.frequentInPieces, query) !== timed(lexicon, taken.frequentInMemory, query)) rankingMismatches++;
 		const ranking = Object.fromEntries(Object.entries(taken).map(([name, values]) => [name, { p50Ms: ms(percentile(values, 50)), p99Ms: ms(percentile(values, 99)) }]));
 		return {
 			fileMiB: Math.round(fileMiB),
@@ -93,7 +94,7 @@ async function measureLexiconFile(lexicon: SourceLexicon, queries: Map<string, n
 			longestLoopDelayMs: ms(delay.max / 1e6),
 			openedMemoryMiB: Math.round(opened.memoryBytes() / 2 ** 20),
 			inMemoryMemoryMiB: Math.round(lexicon.memoryBytes() / 2 ** 20),
-			rankingWithExpansion: ranking as Record<"inMemory" | "inPieces", Measured>,
+			rankingWithExpansion: ranking as Record<"inMemory" | "inPieces" | "frequentInMemory" | "frequentInPieces", Measured>,
 			rankingMismatches,
 		};
 	} finally {
@@ -200,7 +201,7 @@ for (const size of SIZES) {
 		Object.fromEntries(Object.entries(timings).map(([name, values]) => [name, { p50Ms: ms(percentile(values, 50)), p99Ms: ms(percentile(values, 99)) }])) as Record<keyof typeof modes, Measured>;
 	const measured = summarize(taken);
 	const measuredFrequent = summarize(frequent.taken);
-	const file = await measureLexiconFile(lexicon, queries);
+	const file = await measureLexiconFile(lexicon, queries, frequentQueries);
 	(results.sizes as Record<string, unknown>)[size] = { buildSeconds: Number((buildMs / 1000).toFixed(1)), pairs: lexicon.pairCount, memoryMiB: Math.round(lexiconMiB), buildPeakRssMiB: Math.round(buildPeakRssMiB), mismatches, ranking: measured, rankingFrequentWords: measuredFrequent, file };
 	log(`${size} chunks: lexicon file ${JSON.stringify(file)}`);
 	log(`${size} chunks: ${JSON.stringify(measured)}; frequent words: ${JSON.stringify(measuredFrequent)}; pruned/exhaustive mismatches: ${mismatches}`);
@@ -218,6 +219,8 @@ for (const size of SIZES) {
 		`| ${size.toLocaleString("en")} | lexicon file ${file.fileMiB} MiB: written in ${file.writeMs} ms, opened in pieces in ${file.openMs} ms (longest event-loop delay ${file.longestLoopDelayMs} ms), holding ${file.openedMemoryMiB} MiB (in memory: ${file.inMemoryMemoryMiB} MiB), ${file.rankingMismatches} ranking mismatches | | |`,
 		row("BM25 + RM3, pruned, lexicon in memory (same queries, interleaved)", file.rankingWithExpansion.inMemory),
 		row("BM25 + RM3, pruned, lexicon opened in pieces", file.rankingWithExpansion.inPieces),
+		row("frequent words: BM25 + RM3, pruned, lexicon in memory (interleaved)", file.rankingWithExpansion.frequentInMemory),
+		row("frequent words: BM25 + RM3, pruned, lexicon opened in pieces", file.rankingWithExpansion.frequentInPieces),
 	);
 }
 
