@@ -5,7 +5,9 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { invertLexicon, type LexicalChunkRow, LexicalIndexCache, lexicalChunkRowsSql, queryLexemes, SourceLexicon } from "../../server/knowledge/index/lexical-index";
+import { buildLexiconFile } from "../../server/knowledge/index/lexicon-build";
 import { readLexiconFile, writeLexiconFile } from "../../server/knowledge/index/lexicon-files";
+import { currentGeneration, sourceLexiconDirectory } from "../../server/knowledge/index/index-generations";
 import { LexiconPieces } from "../../server/knowledge/index/lexicon-pieces";
 import { SearchMemoryBudget } from "../../server/knowledge/index/search-memory-budget";
 import { rankLexically } from "../../server/knowledge/search/rank-lexically";
@@ -125,6 +127,52 @@ describe("a lexicon opened in pieces", () => {
  * first search instead of rebuilding from every chunk, reads from PostgreSQL only the documents
  * changed since, and ranks exactly as a lexicon built from the rows would.
  */
+describe("a lexicon file built with bounded memory", () => {
+	it("is the file an in-memory build writes, byte for byte, whatever its limits; and leaves no scratch behind", async () => {
+		const directory = await mkdtemp(join(tmpdir(), "lexicon-build-test-"));
+		try {
+			const corpus = zipfCorpus(17, 3000);
+			// Pages as a builder thread reads them; chunks with no lexemes at all among them.
+			const pages = Array.from({ length: 12 }, (_, page) =>
+				Array.from({ length: 40 }, (_, index) => corpus.documentRows(`doc${page}-${index}`, 0))
+					.flat()
+					.map((row, index) => (index % 37 === 5 ? { ...row, lexemes: "", heading_lexemes: null } : row)),
+			);
+			const fileOf = async (sourceId: string) => {
+				const sourceDirectory = sourceLexiconDirectory(directory, sourceId);
+				return readFile(join(sourceDirectory, `${currentGeneration(sourceDirectory)}.lexicon`));
+			};
+			const inMemory = new SourceLexicon();
+			for (const page of pages) inMemory.addRows(page);
+			inMemory.settle();
+			writeLexiconFile(directory, "in-memory", inMemory.toTransfer().transfer);
+			const expected = await fileOf("in-memory");
+			// Tiny limits (many spills, one pass per few terms, a pass of a single term longer than its limit), and the defaults (one pass).
+			for (const [sourceId, limits] of [
+				["tiny", { spillPairs: 500, passPostings: 300 }],
+				["default", undefined],
+			] as const) {
+				async function* rows() {
+					for (const page of pages) yield page;
+				}
+				const built = await buildLexiconFile(directory, sourceId, rows(), limits);
+				expect(built.chunks).toBe(inMemory.size);
+				expect((await fileOf(sourceId)).equals(expected)).toBe(true);
+				expect((await readdir(sourceLexiconDirectory(directory, sourceId))).filter((file) => file.includes("build"))).toEqual([]);
+			}
+			// And it opens and ranks as the in-memory lexicon.
+			const opened = readLexiconFile(directory, "tiny", { inPieces: true });
+			const lexicon = await SourceLexicon.fromTransfer(opened!.transfer);
+			for (let index = 0; index < 30; index++) {
+				const query = corpus.query(index % 2 === 0);
+				expect(rankLexically(lexicon, query, 20)).toEqual(rankLexically(inMemory, query, 20));
+			}
+		} finally {
+			await rm(directory, { recursive: true, force: true });
+		}
+	});
+});
+
 describe("a source's lexicon kept in a file", () => {
 	let indexDirectory: string;
 	let first: TestPlatform;

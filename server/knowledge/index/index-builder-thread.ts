@@ -13,7 +13,8 @@ import { BUILTIN_DIMENSIONS, embedBuiltin } from "../embed/builtin-embedder";
 import { runAsBackgroundThread } from "../../shared/background-priority";
 import type { BuilderThreadData, BuildReply, BuildRequest, BuildTask } from "./index-builder-pool";
 import { invertLexicon, type LexicalChunkRow, lexicalChunkRowsSql, SourceLexicon } from "./lexical-index";
-import { foldLexiconFile, readLexiconFile, writeLexiconFile } from "./lexicon-files";
+import { buildLexiconFile } from "./lexicon-build";
+import { foldLexiconFile, readLexiconFile } from "./lexicon-files";
 import { type GraphRequest, GraphViews } from "./graph-views";
 import { releaseBuffers } from "./release-memory";
 import { buffersOf } from "./thread-transfer";
@@ -88,9 +89,24 @@ async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBu
 				const countChunks = async (connection: pg.Client) => {
 					expected = await readyChunkCount(connection, parameters);
 				};
+				const pages = pagesOf<LexicalChunkRow>(client, lexicalChunkRowsSql(task.documentIds ? "some" : "all"), parameters, countChunks);
+				// The first page comes after the count: whether the source gets a file is known before its rows are held.
+				const first = await pages.next();
+				async function* rows() {
+					if (!first.done) yield first.value;
+					yield* pages;
+				}
+				const saveTo = !task.documentIds && expected >= (task.saveFrom ?? 0) ? task.saveTo : undefined;
+				if (saveTo) {
+					// Built into the file with bounded memory, then handed over in pieces: the postings and pairs stay in the file, not in the API's memory.
+					const { name } = await buildLexiconFile(saveTo, task.sourceId, rows());
+					const opened = readLexiconFile(saveTo, task.sourceId, { name, inPieces: true });
+					if (!opened) throw new Error("A lexicon file just written could not be read back");
+					return { result: { ...opened.transfer, saved: true }, buffers: opened.buffers };
+				}
 				let reserved = false;
-				for await (const rows of pagesOf<LexicalChunkRow>(client, lexicalChunkRowsSql(task.documentIds ? "some" : "all"), parameters, countChunks)) {
-					lexicon.addRows(rows);
+				for await (const page of rows()) {
+					lexicon.addRows(page);
 					// Sized once, from the first page's pairs per chunk: the pairs are not copied while they grow.
 					if (!reserved) lexicon.reserveFor(expected);
 					reserved = true;
@@ -98,13 +114,7 @@ async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBu
 				// A whole source is inverted here; a few changed documents are only absorbed (their pairs) where the lexicon lives.
 				if (!task.documentIds) lexicon.settle();
 				const { transfer, buffers } = lexicon.toTransfer();
-				const saveTo = !task.documentIds && lexicon.size >= (task.saveFrom ?? 0) ? task.saveTo : undefined;
-				if (!saveTo) return { result: transfer, buffers };
-				// Written, then handed over in pieces: the postings and pairs stay in the file, not in the API's memory.
-				const name = writeLexiconFile(saveTo, task.sourceId, transfer);
-				const opened = readLexiconFile(saveTo, task.sourceId, { name, inPieces: true });
-				if (!opened) throw new Error("A lexicon file just written could not be read back");
-				return { result: { ...opened.transfer, saved: true }, buffers: opened.buffers };
+				return { result: transfer, buffers };
 			});
 		case "open-lexicon": {
 			const opened = readLexiconFile(task.directory, task.sourceId, { name: task.name, inPieces: true });

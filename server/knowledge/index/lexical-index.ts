@@ -33,8 +33,13 @@ export const HEADING_WEIGHT = 2;
  */
 const BOUND_AVERAGE_SLACK = 1.1;
 
+/** The average chunk length a compaction's bounds assume: BOUND_AVERAGE_SLACK above the mean of `slots` chunks' lengths. */
+export function boundAverageOf(totalLength: number, slots: number): number {
+	return (slots > 0 ? totalLength / slots || 1 : 1) * BOUND_AVERAGE_SLACK;
+}
+
 /** A posting's BM25 saturation f / (f + norm) where the average chunk length is `averageLength` (an upper bound for any smaller average). */
-function saturation(frequency: number, length: number, averageLength: number): number {
+export function saturation(frequency: number, length: number, averageLength: number): number {
 	return frequency / (frequency + K1 * (1 - B + (B * length) / averageLength));
 }
 
@@ -257,6 +262,47 @@ export class SourceLexicon implements CachedSource {
 			pairTerms: this.pairTerms.subarray(0, pairCount),
 			pairFrequencies: this.pairFrequencies.subarray(0, pairCount),
 		};
+	}
+
+	/**
+	 * Hands the pairs held in memory to `write` (slot order, continuing the previous call's) and
+	 * lets them go: a build that keeps its pairs on disk (lexicon-build.ts) holds a page's at a time.
+	 * For a build only (chunks added, none removed, never inverted).
+	 */
+	spillPairs(write: (terms: Int32Array, frequencies: Uint8Array) => void): void {
+		if (this.baseSlots > 0 || this.pieces || this.liveCount !== this.slotCount) throw new Error("Only a build's pairs are spilled");
+		const held = this.pairStarts[this.slotCount] - this.pairBase;
+		write(this.pairTerms.subarray(0, held), this.pairFrequencies.subarray(0, held));
+		this.pairBase += held;
+	}
+
+	/** What inverting a spilled build reads (views): per term its chunks, per chunk its length and where its pairs start. */
+	spilledShape(): { termCount: number; slotCount: number; documentFrequency: Int32Array; lengths: Float32Array; pairStarts: Int32Array } {
+		return {
+			termCount: this.termNames.length,
+			slotCount: this.slotCount,
+			documentFrequency: this.documentFrequency.subarray(0, this.termNames.length),
+			lengths: this.lengths.subarray(0, this.slotCount),
+			pairStarts: this.pairStarts.subarray(0, this.slotCount + 1),
+		};
+	}
+
+	/**
+	 * Ends a spilled build with its inversion's per-term offsets and bounds: every chunk in the base,
+	 * as `compact` leaves a build (the same arrays and numbers, so toTransfer gives what the file of
+	 * an in-memory build holds), except the pairs and postings, which the file's builder writes.
+	 */
+	completeSpilledBuild(offsets: Int32Array<ArrayBuffer>, termBounds: Float32Array<ArrayBuffer>, boundAverage: number): void {
+		const next = this.slotCount;
+		this.pairStarts = this.pairStarts.subarray(0, next + 1);
+		this.lengths = this.lengths.subarray(0, next);
+		this.live = new Uint8Array(Math.max(1, next)).fill(1);
+		this.lengthNorms = new Float32Array(Math.max(1, next));
+		this.offsets = offsets;
+		this.termBounds = termBounds;
+		this.boundAverage = boundAverage;
+		this.baseSlots = next;
+		this.updateLengthNorms();
 	}
 
 	/** Re-inverts now, due or not: afterwards every live chunk is in the base, with no tail and no dead slot (what a file holds). */
@@ -739,7 +785,7 @@ export function invertLexicon(input: LexiconPairs): InvertedLexicon {
 	}
 	let totalLength = 0;
 	for (let slot = 0; slot < next; slot++) totalLength += lengths[slot];
-	const boundAverage = (next > 0 ? totalLength / next || 1 : 1) * BOUND_AVERAGE_SLACK;
+	const boundAverage = boundAverageOf(totalLength, next);
 	const termBounds = new Float32Array(termCount);
 	for (let term = 0; term < termCount; term++) {
 		let largest = 0;

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type pg from "pg";
 import { currentGeneration, newGenerationName, publishGeneration, removeOldGenerations, sourceLexiconDirectory, syncAndRename, temporaryPath } from "./index-generations";
@@ -26,7 +26,7 @@ const lexiconPath = (directory: string, name: string) => join(directory, `${name
 const FORMAT = 1;
 
 const ARRAY_TYPES = { Int32Array, Uint32Array, Uint8Array, Float32Array } as const;
-type ArrayTypeName = keyof typeof ARRAY_TYPES;
+export type ArrayTypeName = keyof typeof ARRAY_TYPES;
 
 interface LexiconFileHeader {
 	format: number;
@@ -38,33 +38,49 @@ interface LexiconFileHeader {
 
 const isPackedStrings = (value: unknown): value is PackedStrings => typeof value === "object" && value !== null && "count" in value && "bytes" in value;
 
-/** Writes `transfer` as a new generation and makes it current; returns its name. */
-export function writeLexiconFile(root: string, sourceId: string, transfer: LexiconTransfer): string {
+/**
+ * Arrays of a lexicon file written by the file's builder rather than taken from memory (a build
+ * that keeps its pairs and postings on disk, lexicon-build.ts): their types and lengths place them
+ * in the file; `write` then writes them at their offsets.
+ */
+export interface DeferredArrays {
+	arrays: { field: keyof LexiconTransfer; type: ArrayTypeName; length: number }[];
+	write(descriptor: number, offsetOf: (field: keyof LexiconTransfer) => number): void;
+}
+
+/** Writes `transfer` (its fields in `deferred` written by `deferred.write` instead) as a new generation and makes it current; returns its name. */
+export function writeLexiconFile(root: string, sourceId: string, transfer: LexiconTransfer, deferred?: DeferredArrays): string {
 	const directory = sourceLexiconDirectory(root, sourceId);
 	mkdirSync(directory, { recursive: true });
 	const name = newGenerationName(currentGeneration(directory));
 	const header: LexiconFileHeader = { format: FORMAT, numbers: {}, strings: {}, arrays: [] };
-	const parts: ArrayBufferView[] = [];
+	const parts: (ArrayBufferView | null)[] = [];
 	const place = (field: string, array: ArrayBufferView & { length: number }) => {
 		const type = array.constructor.name as ArrayTypeName;
 		if (!(type in ARRAY_TYPES)) throw new Error(`A lexicon array of type ${type} has no file form`);
 		header.arrays.push({ field, type, offset: 0, length: array.length });
 		parts.push(array);
 	};
+	const deferredFields = new Map(deferred?.arrays.map((array) => [array.field as string, array]));
 	for (const [field, value] of Object.entries(transfer)) {
-		if (typeof value === "number") header.numbers[field] = value;
+		const later = deferredFields.get(field);
+		if (later) {
+			header.arrays.push({ field, type: later.type, offset: 0, length: later.length });
+			parts.push(null);
+		} else if (typeof value === "number") header.numbers[field] = value;
 		else if (isPackedStrings(value)) {
 			header.strings[field] = value.count;
 			place(field, value.bytes);
 		} else if (ArrayBuffer.isView(value)) place(field, value as ArrayBufferView & { length: number });
 	}
+	const byteLength = (index: number) => parts[index]?.byteLength ?? header.arrays[index].length * ARRAY_TYPES[header.arrays[index].type].BYTES_PER_ELEMENT;
 	// Offsets depend on the header's length, which depends on the offsets' digits: settle them in two passes.
 	let headerBytes = Buffer.alloc(0);
 	for (let pass = 0; pass < 3; pass++) {
 		let offset = align(4 + headerBytes.length + 64);
 		for (const [index, entry] of header.arrays.entries()) {
 			entry.offset = offset;
-			offset = align(offset + parts[index].byteLength);
+			offset = align(offset + byteLength(index));
 		}
 		headerBytes = Buffer.from(JSON.stringify(header));
 	}
@@ -77,10 +93,21 @@ export function writeLexiconFile(root: string, sourceId: string, transfer: Lexic
 		prefix.writeUInt32LE(headerBytes.length);
 		writeSync(descriptor, prefix, 0, 4, 0);
 		writeSync(descriptor, headerBytes, 0, headerBytes.length, 4);
-		for (const [index, entry] of header.arrays.entries()) writeFully(descriptor, new Uint8Array(parts[index].buffer, parts[index].byteOffset, parts[index].byteLength), entry.offset);
-	} finally {
+		for (const [index, entry] of header.arrays.entries()) {
+			const part = parts[index];
+			if (part) writeFully(descriptor, new Uint8Array(part.buffer, part.byteOffset, part.byteLength), entry.offset);
+		}
+		deferred?.write(descriptor, (field) => {
+			const entry = header.arrays.find((array) => array.field === field);
+			if (!entry) throw new Error(`The lexicon file has no array ${field}`);
+			return entry.offset;
+		});
+	} catch (error) {
 		closeSync(descriptor);
+		rmSync(temporary, { force: true });
+		throw error;
 	}
+	closeSync(descriptor);
 	syncAndRename(temporary, path);
 	publishGeneration(directory, name);
 	removeOldGenerations(directory, [`${name}.lexicon`]);
@@ -160,6 +187,6 @@ export async function foldLexiconFile(client: pg.Client, pagesOf: PageReader, ro
 
 const align = (offset: number) => Math.ceil(offset / 8) * 8;
 
-function writeFully(descriptor: number, bytes: Uint8Array, position: number): void {
+export function writeFully(descriptor: number, bytes: Uint8Array, position: number): void {
 	for (let written = 0; written < bytes.length; ) written += writeSync(descriptor, bytes, written, bytes.length - written, position + written);
 }

@@ -1,0 +1,161 @@
+import { closeSync, mkdirSync, openSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { sourceLexiconDirectory, temporaryPath } from "./index-generations";
+import { boundAverageOf, type LexicalChunkRow, saturation, SourceLexicon } from "./lexical-index";
+import { type DeferredArrays, writeFully, writeLexiconFile } from "./lexicon-files";
+import { readFully } from "./lexicon-pieces";
+
+/**
+ * How much of a lexicon file's build is held in memory at once: pairs read from PostgreSQL before
+ * they go to disk (4M: 20 MB), and postings inverted per pass over them (16M: 80 MB).
+ */
+export interface LexiconBuildLimits {
+	spillPairs: number;
+	passPostings: number;
+}
+
+export const DEFAULT_LEXICON_BUILD_LIMITS: LexiconBuildLimits = { spillPairs: 4 * 1024 * 1024, passPostings: 16 * 1024 * 1024 };
+
+/** Pairs read back from disk per read while inverting. */
+const READ_PAIRS = 1024 * 1024;
+
+/**
+ * Builds a source's lexicon file from its rows (page by page, as an index-builder thread reads
+ * them) with bounded memory, and makes it the current generation; returns its name and chunks.
+ * An in-memory build holds every (chunk, term) pair and every posting at once (1 GB at a million
+ * chunks, on top of the server's own memory); here the pairs go to a scratch file as they come
+ * (limits.spillPairs in memory), and the postings are inverted from it term range by term range
+ * (limits.passPostings each), written straight into place. Only the per-chunk and per-term arrays
+ * (a few bytes per chunk and term) are held whole. The file is the one an in-memory build writes,
+ * byte for byte (tested).
+ */
+export async function buildLexiconFile(root: string, sourceId: string, pages: AsyncIterable<LexicalChunkRow[]>, limits: LexiconBuildLimits = DEFAULT_LEXICON_BUILD_LIMITS): Promise<{ name: string; chunks: number }> {
+	const directory = sourceLexiconDirectory(root, sourceId);
+	mkdirSync(directory, { recursive: true });
+	const scratch = temporaryPath(join(directory, "build"));
+	const termsPath = `${scratch}.terms`;
+	const frequenciesPath = `${scratch}.frequencies`;
+	const termsFile = openSync(termsPath, "w+");
+	const frequenciesFile = openSync(frequenciesPath, "w+");
+	try {
+		const lexicon = new SourceLexicon();
+		let spilled = 0;
+		const spill = () =>
+			lexicon.spillPairs((terms, frequencies) => {
+				writeFully(termsFile, new Uint8Array(terms.buffer, terms.byteOffset, terms.byteLength), spilled * 4);
+				writeFully(frequenciesFile, frequencies, spilled);
+				spilled += terms.length;
+			});
+		for await (const rows of pages) {
+			lexicon.addRows(rows);
+			if (lexicon.pairCount - spilled >= limits.spillPairs) spill();
+		}
+		spill();
+		const shape = lexicon.spilledShape();
+		const { termCount, slotCount, documentFrequency, lengths } = shape;
+		// Every chunk is live: a term's postings are its chunks.
+		const offsets = new Int32Array(termCount + 1);
+		for (let term = 0; term < termCount; term++) offsets[term + 1] = offsets[term] + documentFrequency[term];
+		let totalLength = 0;
+		for (let slot = 0; slot < slotCount; slot++) totalLength += lengths[slot];
+		const boundAverage = boundAverageOf(totalLength, slotCount);
+		const termBounds = new Float32Array(termCount);
+		lexicon.completeSpilledBuild(offsets, termBounds, boundAverage);
+		const { transfer } = lexicon.toTransfer();
+		const deferred: DeferredArrays = {
+			arrays: [
+				{ field: "pairTerms", type: "Int32Array", length: spilled },
+				{ field: "pairFrequencies", type: "Uint8Array", length: spilled },
+				{ field: "postings", type: "Int32Array", length: spilled },
+				{ field: "frequencies", type: "Uint8Array", length: spilled },
+			],
+			write(descriptor, offsetOf) {
+				copyInto(termsFile, descriptor, spilled * 4, offsetOf("pairTerms"));
+				copyInto(frequenciesFile, descriptor, spilled, offsetOf("pairFrequencies"));
+				invertSpilled({ termsFile, frequenciesFile, pairs: spilled, shape, offsets, termBounds, boundAverage, passPostings: limits.passPostings }, (from, slots, frequencies) => {
+					writeFully(descriptor, new Uint8Array(slots.buffer, slots.byteOffset, slots.byteLength), offsetOf("postings") + from * 4);
+					writeFully(descriptor, frequencies, offsetOf("frequencies") + from);
+				});
+			},
+		};
+		// The bounds are filled while the postings are written, after the small arrays: written again once known.
+		const name = writeLexiconFile(root, sourceId, transfer, {
+			...deferred,
+			write(descriptor, offsetOf) {
+				deferred.write(descriptor, offsetOf);
+				writeFully(descriptor, new Uint8Array(termBounds.buffer), offsetOf("termBounds"));
+			},
+		});
+		return { name, chunks: slotCount };
+	} finally {
+		closeSync(termsFile);
+		closeSync(frequenciesFile);
+		rmSync(termsPath, { force: true });
+		rmSync(frequenciesPath, { force: true });
+	}
+}
+
+/**
+ * Term-major postings from the spilled chunk-major pairs: for each range of terms whose postings
+ * fit in passPostings, one pass over the pairs fills them (chunks ascending within a term, as
+ * invertLexicon does) and takes each term's bound; `emit` gets the range's postings from posting
+ * `from` on.
+ */
+function invertSpilled(
+	input: {
+		termsFile: number;
+		frequenciesFile: number;
+		pairs: number;
+		shape: { termCount: number; slotCount: number; pairStarts: Int32Array; lengths: Float32Array };
+		offsets: Int32Array;
+		termBounds: Float32Array;
+		boundAverage: number;
+		passPostings: number;
+	},
+	emit: (from: number, slots: Int32Array, frequencies: Uint8Array) => void,
+): void {
+	const { termsFile, frequenciesFile, pairs, shape, offsets, termBounds, boundAverage, passPostings } = input;
+	const { termCount, pairStarts, lengths } = shape;
+	const readTerms = new Int32Array(Math.min(READ_PAIRS, Math.max(1, pairs)));
+	const readFrequencies = new Uint8Array(readTerms.length);
+	for (let first = 0; first < termCount; ) {
+		// At least one term per pass, however long its list.
+		let last = first + 1;
+		while (last < termCount && offsets[last + 1] - offsets[first] <= passPostings) last++;
+		const from = offsets[first];
+		const slots = new Int32Array(offsets[last] - from);
+		const frequencies = new Uint8Array(slots.length);
+		const cursor = offsets.slice(first, last);
+		const largest = new Float64Array(last - first);
+		let slot = 0;
+		for (let start = 0; start < pairs; start += readTerms.length) {
+			const count = Math.min(readTerms.length, pairs - start);
+			readFully(termsFile, new Uint8Array(readTerms.buffer, 0, count * 4), start * 4);
+			readFully(frequenciesFile, readFrequencies.subarray(0, count), start);
+			for (let index = 0; index < count; index++) {
+				const term = readTerms[index];
+				if (term < first || term >= last) continue;
+				const pair = start + index;
+				while (pairStarts[slot + 1] <= pair) slot++;
+				const position = cursor[term - first]++ - from;
+				slots[position] = slot;
+				frequencies[position] = readFrequencies[index];
+				const value = saturation(readFrequencies[index], lengths[slot], boundAverage);
+				if (value > largest[term - first]) largest[term - first] = value;
+			}
+		}
+		for (let term = first; term < last; term++) termBounds[term] = largest[term - first];
+		emit(from, slots, frequencies);
+		first = last;
+	}
+}
+
+/** Copies `length` bytes of a scratch file into the lexicon file at `position`. */
+function copyInto(source: number, target: number, length: number, position: number): void {
+	const block = new Uint8Array(Math.min(length, 8 * 1024 * 1024));
+	for (let done = 0; done < length; done += block.length) {
+		const part = block.subarray(0, Math.min(block.length, length - done));
+		readFully(source, part, done);
+		writeFully(target, part, position + done);
+	}
+}
