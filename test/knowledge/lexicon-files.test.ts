@@ -180,6 +180,7 @@ describe("a source's lexicon kept in a file", () => {
 	let workspace: TestWorkspace;
 	let sourceId: string;
 	let corpus: SyntheticCorpus;
+	let lighthouseId: string;
 	const knowledge = () => ({ ...DEFAULT_KNOWLEDGE_OPTIONS, indexDirectory, lexiconFileMinChunks: 1000 });
 	const lexiconDirectory = () => join(indexDirectory, "lexicon", sourceId);
 	const source = () => ({ id: sourceId, workspace: workspace.workspaceId });
@@ -246,6 +247,7 @@ describe("a source's lexicon kept in a file", () => {
 		// Changes after the file: one document added, one removed.
 		const lighthouse = await uploadDocument(first, workspace.apiKey, sourceId, "lighthouse.txt", "The lighthouse keeper logs every passing ship in a leather journal.");
 		await waitForDocument(first, workspace.apiKey, sourceId, lighthouse.id, ["READY"]);
+		lighthouseId = lighthouse.id;
 		expect((await first.request("DELETE", `/knowledge/sources/${sourceId}/documents/${corpus.documentIds[0]}`, { key: workspace.apiKey })).status).toBe(200);
 		const expected = [];
 		for (const query of queries()) expected.push(await search(first, workspace.apiKey, sourceId, { query }));
@@ -274,7 +276,29 @@ describe("a source's lexicon kept in a file", () => {
 		expect(await cache.lexiconFor(first.orm.em.fork(), source())).toBe(lexicon);
 		expect(cache.statistics).toMatchObject({ documentsLoaded, documentsRemoved, refreshes: refreshes + 1 });
 		const after = await generations();
-		expect(after.filter((file) => !before.includes(file))).toHaveLength(1);
+		const folded = after.filter((file) => !before.includes(file));
+		expect(folded).toHaveLength(1);
+		// The fold (bounded memory: the base read in pieces, the pairs spilled) wrote exactly what
+		// folding in memory writes: the previous generation whole, the deleted document removed, the added one's rows added, compacted.
+		const previous = readLexiconFile(indexDirectory, sourceId, { name: before[0].replace(/\.lexicon$/, "") });
+		const inMemory = await SourceLexicon.fromTransfer(previous!.transfer);
+		const client = new pg.Client({ connectionString: first.databaseUrl });
+		await client.connect();
+		try {
+			inMemory.absorb([corpus.documentIds[0]], null);
+			inMemory.addRows((await client.query<LexicalChunkRow>(lexicalChunkRowsSql("some"), [sourceId, [lighthouseId]])).rows);
+		} finally {
+			await client.end();
+		}
+		inMemory.compact();
+		const referenceRoot = await mkdtemp(join(tmpdir(), "lexicon-fold-reference-"));
+		try {
+			const referenceName = writeLexiconFile(referenceRoot, sourceId, inMemory.toTransfer().transfer);
+			const reference = await readFile(join(referenceRoot, "lexicon", sourceId, `${referenceName}.lexicon`));
+			expect((await readFile(join(lexiconDirectory(), folded[0]))).equals(reference)).toBe(true);
+		} finally {
+			await rm(referenceRoot, { recursive: true, force: true });
+		}
 
 		const next = freshCache();
 		const reopened = await next.lexiconFor(first.orm.em.fork(), source());

@@ -67,6 +67,9 @@ class TailPostings {
 
 const NO_POSTINGS: PostingRange = { slots: new Int32Array(0), frequencies: new Uint8Array(0), start: 0, end: 0 };
 
+/** Chunks a fold copies from its base per read of their pairs (a few megabytes of pairs). */
+const COPY_BLOCK_SLOTS = 4096;
+
 /** Tail and dead chunks beyond which the postings are rebuilt in memory (amortised, no database). */
 const COMPACTION_MINIMUM = 1024;
 
@@ -276,6 +279,34 @@ export class SourceLexicon implements CachedSource {
 		this.pairBase += held;
 	}
 
+	/**
+	 * For a build that folds `base` (a generation of the source's file, in pieces) into a new one:
+	 * takes its vocabulary, numbered as there (new terms follow), then copies its chunks whose
+	 * document `keep`s, in slot order, with their pairs, ids and versions; `copied` is called
+	 * after each block of chunks (a spill may follow). What an in-memory fold holds once it has
+	 * removed the other documents and been compacted.
+	 */
+	async copyChunksOf(base: SourceLexicon, keep: (documentId: string) => boolean, copied: () => void): Promise<void> {
+		if (this.slotCount > 0 || this.termNames.length > 0) throw new Error("A fold's chunks are copied into an empty lexicon");
+		for (const lexeme of base.termNames) this.termFor(lexeme);
+		const documentOfSlot: string[] = new Array(base.slotCount);
+		for (const [documentId, slots] of base.slotsOfDocument) for (const slot of slots) documentOfSlot[slot] = documentId;
+		for (let from = 0; from < base.slotCount; from += COPY_BLOCK_SLOTS) {
+			const to = Math.min(base.slotCount, from + COPY_BLOCK_SLOTS);
+			// One read of the block's pairs (in pieces, from the file).
+			const { terms, frequencies, start } = base.pairRange(base.pairStarts[from], base.pairStarts[to]);
+			for (let slot = from; slot < to; slot++) {
+				const documentId = documentOfSlot[slot];
+				if (base.live[slot] === 0 || documentId === undefined || !keep(documentId)) continue;
+				const target = this.beginChunk();
+				for (let pair = base.pairStarts[slot]; pair < base.pairStarts[slot + 1]; pair++) this.addPair(target, terms[start + pair - base.pairStarts[from]], frequencies[start + pair - base.pairStarts[from]]);
+				this.endChunk(target, base.chunkIdOf(slot), documentId, base.versions.get(documentId) ?? "");
+			}
+			copied();
+			await new Promise((resolve) => setImmediate(resolve));
+		}
+	}
+
 	/** What inverting a spilled build reads (views): per term its chunks, per chunk its length and where its pairs start. */
 	spilledShape(): { termCount: number; slotCount: number; documentFrequency: Int32Array; lengths: Float32Array; pairStarts: Int32Array } {
 		return {
@@ -447,10 +478,13 @@ export class SourceLexicon implements CachedSource {
 
 	/** A slot's pairs: in memory, or (a base slot of a lexicon in pieces) read from the file into scratch (valid until the next call). */
 	private pairsOf(slot: number): PairRange {
-		const start = this.pairStarts[slot];
-		const end = this.pairStarts[slot + 1];
+		return this.pairRange(this.pairStarts[slot], this.pairStarts[slot + 1]);
+	}
+
+	/** Pairs [start, end) of consecutive slots, all in memory or all in the file (the base's). */
+	private pairRange(start: number, end: number): PairRange {
 		if (start >= this.pairBase) return { terms: this.pairTerms, frequencies: this.pairFrequencies, start: start - this.pairBase, end: end - this.pairBase };
-		if (!this.pieces) throw new Error("A lexicon's pairs are missing");
+		if (!this.pieces || end > this.pairBase) throw new Error("A lexicon's pairs are missing");
 		return this.pieces.pairs(start, end);
 	}
 

@@ -1,9 +1,12 @@
 import { closeSync, mkdirSync, openSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { sourceLexiconDirectory, temporaryPath } from "./index-generations";
-import { boundAverageOf, type LexicalChunkRow, saturation, SourceLexicon } from "./lexical-index";
-import { type DeferredArrays, writeFully, writeLexiconFile } from "./lexicon-files";
+import type pg from "pg";
+import { boundAverageOf, type LexicalChunkRow, lexicalChunkRowsSql, saturation, SourceLexicon } from "./lexical-index";
+import { type DeferredArrays, readLexiconFile, writeFully, writeLexiconFile } from "./lexicon-files";
 import { readFully } from "./lexicon-pieces";
+import { readyDocumentVersions, versionChanges } from "./source-chunk-cache";
+import type { PageReader } from "./vector-index-build";
 
 /**
  * How much of a lexicon file's build is held in memory at once: pairs read from PostgreSQL before
@@ -30,6 +33,29 @@ const READ_PAIRS = 1024 * 1024;
  * byte for byte (tested).
  */
 export async function buildLexiconFile(root: string, sourceId: string, pages: AsyncIterable<LexicalChunkRow[]>, limits: LexiconBuildLimits = DEFAULT_LEXICON_BUILD_LIMITS): Promise<{ name: string; chunks: number }> {
+	return buildLexiconFileWith(
+		root,
+		sourceId,
+		async (lexicon, spillIfDue) => {
+			for await (const rows of pages) {
+				lexicon.addRows(rows);
+				spillIfDue();
+			}
+		},
+		limits,
+	);
+}
+
+/**
+ * buildLexiconFile's work for chunks added by `fill` (rows, or a fold's copy of its base and its
+ * changed documents' rows), which calls `spillIfDue` after each addition of some size.
+ */
+export async function buildLexiconFileWith(
+	root: string,
+	sourceId: string,
+	fill: (lexicon: SourceLexicon, spillIfDue: () => void) => Promise<void>,
+	limits: LexiconBuildLimits = DEFAULT_LEXICON_BUILD_LIMITS,
+): Promise<{ name: string; chunks: number }> {
 	const directory = sourceLexiconDirectory(root, sourceId);
 	mkdirSync(directory, { recursive: true });
 	const scratch = temporaryPath(join(directory, "build"));
@@ -46,10 +72,9 @@ export async function buildLexiconFile(root: string, sourceId: string, pages: As
 				writeFully(frequenciesFile, frequencies, spilled);
 				spilled += terms.length;
 			});
-		for await (const rows of pages) {
-			lexicon.addRows(rows);
+		await fill(lexicon, () => {
 			if (lexicon.pairCount - spilled >= limits.spillPairs) spill();
-		}
+		});
 		spill();
 		const shape = lexicon.spilledShape();
 		const { termCount, slotCount, documentFrequency, lengths } = shape;
@@ -158,4 +183,43 @@ function copyInto(source: number, target: number, length: number, position: numb
 		readFully(source, part, done);
 		writeFully(target, part, position + done);
 	}
+}
+
+/**
+ * A new lexicon file for the source: the current one (if any) opened in pieces, the chunks of
+ * documents removed or re-ingested since left out and those of new or re-ingested documents read
+ * and added; or, with no file yet, built from every READY chunk. One repeatable-read snapshot, so
+ * the file's document versions are exactly what it holds. Built with bounded memory
+ * (lexicon-build.ts): the file of a million-chunk source is gigabytes, and a fold holding it
+ * whole, then re-inverting it, took twice that. Runs on an index-builder thread: the API's thread
+ * keeps its own lexicon up to date meanwhile and never waits for this. Returns the generation
+ * written and its chunks.
+ */
+export async function foldLexiconFile(client: pg.Client, pagesOf: PageReader, root: string, sourceId: string, limits?: LexiconBuildLimits): Promise<{ name: string; chunks: number }> {
+	const opened = readLexiconFile(root, sourceId, { inPieces: true });
+	const base = opened ? await SourceLexicon.fromTransfer(opened.transfer) : null;
+	if (!base) return buildLexiconFile(root, sourceId, pagesOf<LexicalChunkRow>(client, lexicalChunkRowsSql("all"), [sourceId]), limits);
+	let toRead: string[] = [];
+	let removed = new Set<string>();
+	const readDocuments = async (connection: pg.Client) => {
+		const changes = versionChanges(base.versions, await readyDocumentVersions(connection, sourceId));
+		toRead = changes.changed;
+		removed = new Set(changes.removed);
+	};
+	return buildLexiconFileWith(
+		root,
+		sourceId,
+		async (lexicon, spillIfDue) => {
+			const pages = pagesOf<LexicalChunkRow>(client, lexicalChunkRowsSql("some"), () => [sourceId, toRead], readDocuments);
+			// The first page comes after the snapshot's versions: what is kept of the base is known.
+			const first = await pages.next();
+			await lexicon.copyChunksOf(base, (documentId) => !removed.has(documentId), spillIfDue);
+			if (!first.done) lexicon.addRows(first.value);
+			for await (const rows of pages) {
+				lexicon.addRows(rows);
+				spillIfDue();
+			}
+		},
+		limits,
+	);
 }

@@ -1,12 +1,9 @@
 import { closeSync, fstatSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import type pg from "pg";
 import { currentGeneration, newGenerationName, publishGeneration, removeOldGenerations, sourceLexiconDirectory, syncAndRename, temporaryPath } from "./index-generations";
-import { type LexicalChunkRow, lexicalChunkRowsSql, type LexiconTransfer, SourceLexicon } from "./lexical-index";
-import { readyDocumentVersions, versionChanges } from "./source-chunk-cache";
+import type { LexiconTransfer } from "./lexical-index";
 import { ARRAYS_LEFT_ON_DISK, type ArrayLeftOnDisk, type LexiconPiecesLocation, readFully } from "./lexicon-pieces";
 import type { PackedStrings } from "./thread-transfer";
-import type { PageReader } from "./vector-index-build";
 
 /**
  * The on-disk form of a source's lexicon (KNOWLEDGE_INDEX_DIR/lexicon/<source>/): generations
@@ -159,30 +156,6 @@ export function readLexiconFile(root: string, sourceId: string, options: { name?
 	} finally {
 		closeSync(descriptor);
 	}
-}
-
-/**
- * A new lexicon file for the source: the current one (if any) opened here, the chunks of
- * documents removed or re-ingested since taken out and those of new or re-ingested documents
- * read and added, re-inverted whole; or, with no file yet, built from every READY chunk. One
- * repeatable-read snapshot, so the file's document versions are exactly what it holds. Runs on
- * an index-builder thread: the API's thread keeps its own lexicon up to date meanwhile and never
- * waits for this. Returns the generation written and its chunks.
- */
-export async function foldLexiconFile(client: pg.Client, pagesOf: PageReader, root: string, sourceId: string): Promise<{ name: string; chunks: number }> {
-	const base = readLexiconFile(root, sourceId);
-	const lexicon = base ? await SourceLexicon.fromTransfer(base.transfer) : new SourceLexicon();
-	let toRead: string[] = [];
-	const readDocuments = async (connection: pg.Client) => {
-		const { removed, changed } = versionChanges(lexicon.versions, await readyDocumentVersions(connection, sourceId));
-		toRead = changed;
-		lexicon.absorb(removed, null);
-	};
-	const sql = lexicalChunkRowsSql(base ? "some" : "all");
-	for await (const rows of pagesOf<LexicalChunkRow>(client, sql, () => (base ? [sourceId, toRead] : [sourceId]), readDocuments)) lexicon.addRows(rows);
-	lexicon.compact();
-	const chunks = lexicon.size;
-	return { name: writeLexiconFile(root, sourceId, lexicon.toTransfer().transfer), chunks };
 }
 
 const align = (offset: number) => Math.ceil(offset / 8) * 8;
