@@ -25,12 +25,13 @@ const READ_PAIRS = 1024 * 1024;
 /**
  * Builds a source's lexicon file from its rows (page by page, as an index-builder thread reads
  * them) with bounded memory, and makes it the current generation; returns its name and chunks.
- * An in-memory build holds every (chunk, term) pair and every posting at once (1 GB at a million
+ * An in-memory build holds every (chunk, term) pair and every posting at once (1-2 GB at a million
  * chunks, on top of the server's own memory); here the pairs go to a scratch file as they come
  * (limits.spillPairs in memory), and the postings are inverted from it term range by term range
  * (limits.passPostings each), written straight into place. Only the per-chunk and per-term arrays
  * (a few bytes per chunk and term) are held whole. The file is the one an in-memory build writes,
- * byte for byte (tested).
+ * byte for byte (tested). The scratch files are held open while used: one left by a process that
+ * died is removed with the generations that outlive it (removeOldGenerations).
  */
 export async function buildLexiconFile(root: string, sourceId: string, pages: AsyncIterable<LexicalChunkRow[]>, limits: LexiconBuildLimits = DEFAULT_LEXICON_BUILD_LIMITS): Promise<{ name: string; chunks: number }> {
 	return buildLexiconFileWith(
@@ -50,7 +51,7 @@ export async function buildLexiconFile(root: string, sourceId: string, pages: As
  * buildLexiconFile's work for chunks added by `fill` (rows, or a fold's copy of its base and its
  * changed documents' rows), which calls `spillIfDue` after each addition of some size.
  */
-export async function buildLexiconFileWith(
+async function buildLexiconFileWith(
 	root: string,
 	sourceId: string,
 	fill: (lexicon: SourceLexicon, spillIfDue: () => void) => Promise<void>,
