@@ -66,10 +66,10 @@ describe("hostile uploads while another client polls /healthz", () => {
 
 	it("checks base64 of growing size in the forms that take the character-by-character path (lines of 76, a bad character last) without holding /healthz", async () => {
 		const sourceId = await createSource(platform, workspace.apiKey, "Base64");
+		// Made before polling starts: the server runs in this process, and wrapping megabytes here would hold the loop /healthz is timed on.
+		const uploads = [0.5, 1, 2, 4].map((mebibytes) => ({ mebibytes, wrapped: Buffer.alloc(mebibytes * MB, 101).toString("base64").replace(/(.{76})/g, "$1\n") }));
 		const health = pollHealth(platform);
-		for (const mebibytes of [0.5, 1, 2, 4]) {
-			const base64 = Buffer.alloc(mebibytes * MB, 101).toString("base64");
-			const wrapped = base64.replace(/(.{76})/g, "$1\n");
+		for (const { mebibytes, wrapped } of uploads) {
 			for (const [contentBase64, status] of [
 				[wrapped, 201],
 				[`${wrapped}*`, 400],
