@@ -307,6 +307,12 @@ export class SourceLexicon implements CachedSource {
 		}
 	}
 
+	/** Lets go of the file of a lexicon in pieces at once (a fold's base, which nothing else holds); it is unusable afterwards. */
+	closeFile(): void {
+		this.pieces?.close();
+		this.pieces = null;
+	}
+
 	/** What inverting a spilled build reads (views): per term its chunks, per chunk its length and where its pairs start. */
 	spilledShape(): { termCount: number; slotCount: number; documentFrequency: Int32Array; lengths: Float32Array; pairStarts: Int32Array } {
 		return {

@@ -200,6 +200,15 @@ export async function foldLexiconFile(client: pg.Client, pagesOf: PageReader, ro
 	const opened = readLexiconFile(root, sourceId, { inPieces: true });
 	const base = opened ? await SourceLexicon.fromTransfer(opened.transfer) : null;
 	if (!base) return buildLexiconFile(root, sourceId, pagesOf<LexicalChunkRow>(client, lexicalChunkRowsSql("all"), [sourceId]), limits);
+	try {
+		return await foldInto(client, pagesOf, root, sourceId, base, limits);
+	} finally {
+		// Opened here, held by nothing else: its descriptor is not left for a collection to close.
+		base.closeFile();
+	}
+}
+
+async function foldInto(client: pg.Client, pagesOf: PageReader, root: string, sourceId: string, base: SourceLexicon, limits?: LexiconBuildLimits): Promise<{ name: string; chunks: number }> {
 	let toRead: string[] = [];
 	let removed = new Set<string>();
 	const readDocuments = async (connection: pg.Client) => {

@@ -78,10 +78,17 @@ export class LexiconPieces {
 
 	constructor(
 		readonly location: LexiconPiecesLocation,
-		closer?: FinalizationRegistry<number>,
+		private readonly closer?: FinalizationRegistry<number>,
 	) {
 		this.descriptor = openSync(location.path, "r");
-		closer?.register(this, this.descriptor);
+		closer?.register(this, this.descriptor, this);
+	}
+
+	/** Closes the file now, for a reader that knows nothing else holds these pieces (a fold's base); others wait for the closer. */
+	close(): void {
+		// The closer must not close the number again: by then it may be another file's.
+		this.closer?.unregister(this);
+		closeSync(this.descriptor);
 	}
 
 	/** Postings [start, end) of the file's term-major arrays (valid until the next read of postings). */
