@@ -83,7 +83,6 @@ async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBu
 	switch (task.kind) {
 		case "lexicon":
 			return withConnection(async (client) => {
-				const lexicon = new SourceLexicon();
 				const parameters = task.documentIds ? [task.sourceId, task.documentIds] : [task.sourceId];
 				let expected = 0;
 				const countChunks = async (connection: pg.Client) => {
@@ -104,6 +103,7 @@ async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBu
 					if (!opened) throw new Error("A lexicon file just written could not be read back");
 					return { result: { ...opened.transfer, saved: true }, buffers: opened.buffers };
 				}
+				const lexicon = new SourceLexicon();
 				let reserved = false;
 				for await (const page of rows()) {
 					lexicon.addRows(page);

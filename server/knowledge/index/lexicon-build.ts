@@ -1,10 +1,9 @@
 import { closeSync, mkdirSync, openSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { sourceLexiconDirectory, temporaryPath } from "./index-generations";
+import { readFully, sourceLexiconDirectory, temporaryPath, writeFully } from "./index-generations";
 import type pg from "pg";
 import { boundAverageOf, type LexicalChunkRow, lexicalChunkRowsSql, saturation, SourceLexicon } from "./lexical-index";
-import { type DeferredArrays, readLexiconFile, writeFully, writeLexiconFile } from "./lexicon-files";
-import { readFully } from "./lexicon-pieces";
+import { type DeferredArrays, readLexiconFile, writeLexiconFile } from "./lexicon-files";
 import { readyDocumentVersions, versionChanges } from "./source-chunk-cache";
 import type { PageReader } from "./vector-index-build";
 
@@ -102,16 +101,11 @@ async function buildLexiconFileWith(
 					writeFully(descriptor, new Uint8Array(slots.buffer, slots.byteOffset, slots.byteLength), offsetOf("postings") + from * 4);
 					writeFully(descriptor, frequencies, offsetOf("frequencies") + from);
 				});
-			},
-		};
-		// The bounds are filled while the postings are written, after the small arrays: written again once known.
-		const name = writeLexiconFile(root, sourceId, transfer, {
-			...deferred,
-			write(descriptor, offsetOf) {
-				deferred.write(descriptor, offsetOf);
+				// The bounds were taken while the postings were inverted, after the small arrays (theirs among them) were written.
 				writeFully(descriptor, new Uint8Array(termBounds.buffer), offsetOf("termBounds"));
 			},
-		});
+		};
+		const name = writeLexiconFile(root, sourceId, transfer, deferred);
 		return { name, chunks: slotCount };
 	} finally {
 		closeSync(termsFile);

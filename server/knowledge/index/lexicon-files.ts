@@ -1,8 +1,8 @@
 import { closeSync, fstatSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { currentGeneration, newGenerationName, publishGeneration, removeOldGenerations, sourceLexiconDirectory, syncAndRename, temporaryPath } from "./index-generations";
+import { currentGeneration, newGenerationName, publishGeneration, readFully, removeOldGenerations, sourceLexiconDirectory, syncAndRename, temporaryPath, writeFully } from "./index-generations";
 import type { LexiconTransfer } from "./lexical-index";
-import { ARRAYS_LEFT_ON_DISK, type ArrayLeftOnDisk, type LexiconPiecesLocation, readFully } from "./lexicon-pieces";
+import { ARRAYS_LEFT_ON_DISK, type ArrayLeftOnDisk, type LexiconPiecesLocation } from "./lexicon-pieces";
 import type { PackedStrings } from "./thread-transfer";
 
 /**
@@ -159,7 +159,3 @@ export function readLexiconFile(root: string, sourceId: string, options: { name?
 }
 
 const align = (offset: number) => Math.ceil(offset / 8) * 8;
-
-export function writeFully(descriptor: number, bytes: Uint8Array, position: number): void {
-	for (let written = 0; written < bytes.length; ) written += writeSync(descriptor, bytes, written, bytes.length - written, position + written);
-}

@@ -1,4 +1,5 @@
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, openSync } from "node:fs";
+import { readFully } from "./index-generations";
 import type { PostingRange } from "./pruned-top-k";
 
 /**
@@ -190,12 +191,4 @@ function growKeeping(buffers: ParallelBuffers, length: number, keep: number): vo
 	counts.set(buffers.counts.subarray(0, keep));
 	buffers.ids = ids;
 	buffers.counts = counts;
-}
-
-export function readFully(descriptor: number, bytes: Uint8Array, position: number): void {
-	for (let read = 0; read < bytes.length; ) {
-		const count = readSync(descriptor, bytes, read, bytes.length - read, position + read);
-		if (count === 0) throw new Error("A lexicon file ended early");
-		read += count;
-	}
 }

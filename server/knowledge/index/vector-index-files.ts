@@ -1,8 +1,8 @@
-import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+import { closeSync, openSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
 import type { Index } from "usearch";
-import { writeAtomically } from "./index-generations";
+import { readFully, writeAtomically } from "./index-generations";
 import { type PackedStrings, packStrings, stringStarts } from "./thread-transfer";
 
 /**
@@ -185,16 +185,12 @@ export class GenerationChunkIds {
 		this.descriptor = openSync(join(directory, `${name}.meta`), "r");
 		try {
 			const prefix = Buffer.alloc(4);
-			readSync(this.descriptor, prefix, 0, 4, 0);
+			readFully(this.descriptor, prefix, 0);
 			const headerBytes = Buffer.alloc(4 + prefix.readUInt32LE(0));
-			readSync(this.descriptor, headerBytes, 0, headerBytes.length, 0);
+			readFully(this.descriptor, headerBytes, 0);
 			const { header, chunkIdsAt } = metaLayout(headerBytes);
 			const chunkIds = new Uint8Array(header.lengths.chunkIds);
-			for (let read = 0; read < chunkIds.length; ) {
-				const count = readSync(this.descriptor, chunkIds, read, chunkIds.length - read, chunkIdsAt + read);
-				if (count === 0) throw new Error(`The vector index generation ${name}'s .meta ended early`);
-				read += count;
-			}
+			readFully(this.descriptor, chunkIds, chunkIdsAt);
 			this.starts = stringStarts({ count: header.count, bytes: chunkIds });
 			this.chunkIdsAt = chunkIdsAt;
 		} catch (error) {
@@ -207,7 +203,7 @@ export class GenerationChunkIds {
 		const start = this.starts[key];
 		const length = this.starts[key + 1] - 1 - start;
 		if (length > this.bytes.length) this.bytes = Buffer.alloc(2 * length);
-		readSync(this.descriptor, this.bytes, 0, length, this.chunkIdsAt + start);
+		readFully(this.descriptor, this.bytes.subarray(0, length), this.chunkIdsAt + start);
 		return this.bytes.toString("utf8", 0, length);
 	}
 
