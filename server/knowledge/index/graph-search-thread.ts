@@ -15,7 +15,7 @@ interface Pending {
  * The thread that holds every HNSW graph this process searches (graph-views.ts) and answers their
  * searches: viewing a graph walks all its nodes and a search walks thousands of them (a few
  * milliseconds at 100k keys, more at a million), none of it on the API's event loop, and a search's
- * vector half runs there while the API's thread ranks the lexical half. One thread: searches queue
+ * vector half runs there while the API's thread ranks the lexical half (in slices). One thread: searches queue
  * in order, a view never waits for an index build (builds have threads of their own). It is
  * started with the first graph and started again, with the graphs still held, if it ever dies.
  * A graph is let go when the ApproximateIndex that viewed it is collected (a search under way may

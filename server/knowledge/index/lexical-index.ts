@@ -1,13 +1,14 @@
 import { rm } from "node:fs/promises";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { DatabaseNotifications } from "../../db/notifications";
+import { runToEnd, SlicedTurns, type Steps } from "../../shared/time-slices";
 import { DEFAULT_KNOWLEDGE_OPTIONS } from "../options";
 import type { IndexBuilderPool } from "./index-builder-pool";
 import { sourceLexiconDirectory } from "./index-generations";
 import type { SearchMemoryBudget } from "./search-memory-budget";
 import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, type LoadOptions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
 import { descriptorCloser, LexiconPieces, type LexiconPiecesLocation, type PairRange } from "./lexicon-pieces";
-import { type PostingList, type PostingRange, prunedTopK, WINDOW_SLOTS } from "./pruned-top-k";
+import { type PostingList, type PostingRange, prunedTopKSteps, WINDOW_SLOTS } from "./pruned-top-k";
 import { buffersOf, inSlices, type PackedStrings, PackedStringTable, packStrings, stringStarts, unpackStrings } from "./thread-transfer";
 
 /**
@@ -66,6 +67,14 @@ class TailPostings {
 }
 
 const NO_POSTINGS: PostingRange = { slots: new Int32Array(0), frequencies: new Uint8Array(0), start: 0, end: 0 };
+
+/**
+ * The longest a search's lexical ranking holds the API's event loop at a time (rankInSlices): a
+ * frequent-word query with query expansion over a million chunks ranks for 5-20 ms, and another
+ * request arriving meanwhile waits for at most this, not for all of it. A pause costs a turn of
+ * the loop (tens of microseconds when it is idle).
+ */
+export const RANKING_SLICE_MS = 2;
 
 /** Chunks a fold copies from its base per read of their pairs (a few megabytes of pairs). */
 const COPY_BLOCK_SLOTS = 4096;
@@ -135,8 +144,9 @@ export class SourceLexicon implements CachedSource {
 	/** K1 * (1 - B + B * length / average length) per slot, recomputed after each change. */
 	private lengthNorms = new Float32Array(1024);
 	/**
-	 * Per-query scratch, reused: ranking is synchronous, so no two queries share it at once, and
-	 * not allocating 100k-entry arrays per query keeps the garbage collector out of the tail latency.
+	 * Per-query scratch, reused: rankings of one lexicon take turns (rankInSlices), so no two queries
+	 * share it at once, and not allocating 100k-entry arrays per query keeps the garbage collector
+	 * out of the tail latency.
 	 */
 	private scores = new Float32Array(1024);
 	private touched = new Int32Array(1024);
@@ -157,6 +167,10 @@ export class SourceLexicon implements CachedSource {
 	changedChunks = 0;
 	/** Bumped when a newer generation of its file is adopted: changes read against the old one are not applied. */
 	epoch = 0;
+	/** Moves with every change a search could see (absorb, settle, adopt, completeCompaction): a ranking paused across one starts again. */
+	private changes = 0;
+	/** Rankings in slices take turns: they share its scratch and its file's read buffers. */
+	private rankings = new SlicedTurns();
 
 	static fromRows(rows: LexicalChunkRow[]): SourceLexicon {
 		const lexicon = new SourceLexicon();
@@ -222,6 +236,7 @@ export class SourceLexicon implements CachedSource {
 
 	/** Re-inverts in place if due, and brings the length normalisation up to date. */
 	settle(): void {
+		this.changes++;
 		if (this.compactionDue) this.useInverted(invertLexicon(this.pairs()));
 		this.updateLengthNorms();
 	}
@@ -233,6 +248,7 @@ export class SourceLexicon implements CachedSource {
 	 * invertLexicon's result from another thread).
 	 */
 	absorb(removedDocuments: string[], delta: SourceLexicon | null): void {
+		this.changes++;
 		const before = this.liveCount;
 		for (const documentId of removedDocuments) this.removeDocument(documentId);
 		this.changedChunks += before - this.liveCount + (delta?.liveCount ?? 0);
@@ -355,15 +371,20 @@ export class SourceLexicon implements CachedSource {
 	 * by document versions.
 	 */
 	adopt(newer: SourceLexicon): void {
+		const { rankings } = this;
 		const epoch = this.epoch + 1;
+		const changes = this.changes + 1;
 		Object.assign(this, newer);
 		this.epoch = epoch;
+		this.changes = changes;
+		this.rankings = rankings;
 		this.changedChunks = 0;
 		this.restored = false;
 	}
 
 	/** Takes the result of invertLexicon over `pairs()` (nothing changed since) and updates the length normalisation. */
 	completeCompaction(inverted: InvertedLexicon): void {
+		this.changes++;
 		this.useInverted(inverted);
 		this.updateLengthNorms();
 	}
@@ -373,12 +394,28 @@ export class SourceLexicon implements CachedSource {
 	 * rankExhaustive's result, without scoring every posting (pruned-top-k.ts).
 	 */
 	rank(queryTerms: Map<string, number>, limit: number): LexicalHit[] {
-		if (!this.boundsHold) return this.rankExhaustive(queryTerms, limit);
+		return runToEnd(this.rankSteps(queryTerms, limit));
+	}
+
+	/**
+	 * Runs a ranking of this lexicon (rankSteps, rankExhaustiveSteps, or rankLexicallySteps's two
+	 * passes) on the event loop in slices of at most `sliceMs`, so a search of frequent words over a
+	 * million chunks (tens of milliseconds of ranking) holds no other request, health check or
+	 * tenant for longer than a slice. Rankings of one lexicon take turns; one that a change (a
+	 * refresh absorbing documents, a fold adopted) catches paused starts again on the new state.
+	 */
+	rankInSlices<T>(ranking: () => Steps<T>, sliceMs = RANKING_SLICE_MS): Promise<T> {
+		return this.rankings.run(ranking, { sliceMs, version: () => this.changes });
+	}
+
+	/** rank, pausing between windows of slots (see rankInSlices). */
+	*rankSteps(queryTerms: Map<string, number>, limit: number): Steps<LexicalHit[]> {
+		if (!this.boundsHold) return yield* this.rankExhaustiveSteps(queryTerms, limit);
 		const weighted = this.weightedTerms(queryTerms);
 		const ranges = weighted.map(({ term }) => (term + 1 < this.offsets.length ? { start: this.offsets[term], end: this.offsets[term + 1] } : { start: 0, end: 0 }));
 		// In pieces, the query's lists are read from the file together (the ranking moves through all of them at once).
 		const base = this.pieces ? this.pieces.postingLists(ranges) : ranges.map(({ start, end }) => ({ slots: this.postings, frequencies: this.frequencies, start, end }));
-		if (!base) return this.rankExhaustive(queryTerms, limit);
+		if (!base) return yield* this.rankExhaustiveSteps(queryTerms, limit);
 		const lists: PostingList[] = [];
 		// One object shape for every list (the ranking's code stays monomorphic).
 		const list = (slots: Int32Array, frequencies: Uint8Array, start: number, end: number, weight: number, largestBound: number): PostingList => ({ slots, frequencies, start, end, weight, largestBound });
@@ -388,51 +425,61 @@ export class SourceLexicon implements CachedSource {
 			const recent = this.tail.get(term);
 			if (recent) lists.push(list(recent.slots, recent.frequencies, 0, recent.length, weight, recent.largestBound));
 		});
-		const { slots, scores } = prunedTopK(lists, { live: this.live, lengthNorms: this.lengthNorms, slotCount: this.slotCount, windowScores: this.windowScores }, limit);
+		const { slots, scores } = yield* prunedTopKSteps(lists, { live: this.live, lengthNorms: this.lengthNorms, slotCount: this.slotCount, windowScores: this.windowScores }, limit);
 		return slots.map((slot, index) => ({ chunkId: this.chunkIdOf(slot), slot, score: scores[index] }));
 	}
 
 	/** rank's result by scoring every posting of every query term: the reference the pruned ranking is tested and measured against. */
 	rankExhaustive(queryTerms: Map<string, number>, limit: number): LexicalHit[] {
+		return runToEnd(this.rankExhaustiveSteps(queryTerms, limit));
+	}
+
+	/** rankExhaustive, pausing after each term's postings (see rankInSlices). */
+	*rankExhaustiveSteps(queryTerms: Map<string, number>, limit: number): Steps<LexicalHit[]> {
 		if (this.scores.length < this.slotCount) {
 			this.scores = new Float32Array(this.live.length);
 			this.touched = new Int32Array(this.live.length);
 		}
-		const { scores, touched, live, lengthNorms, offsets } = this;
+		const { scores, touched, offsets } = this;
 		let touchedCount = 0;
-		for (const { term, weight } of this.weightedTerms(queryTerms)) {
-			const { slots: postings, frequencies, start, end } = term + 1 < offsets.length ? this.basePostings(term) : NO_POSTINGS;
-			for (let position = start; position < end; position++) {
-				const slot = postings[position];
-				if (live[slot] === 0) continue;
-				const frequency = frequencies[position];
-				if (scores[slot] === 0) touched[touchedCount++] = slot;
-				scores[slot] += (weight * frequency) / (frequency + lengthNorms[slot]);
+		// The scratch is all zero between queries, also after one given up while paused (its `finally`).
+		try {
+			for (const { term, weight } of this.weightedTerms(queryTerms)) {
+				touchedCount = this.addScores(term + 1 < offsets.length ? this.basePostings(term) : NO_POSTINGS, weight, touchedCount);
+				const recent = this.tail.get(term);
+				if (recent) touchedCount = this.addScores({ slots: recent.slots, frequencies: recent.frequencies, start: 0, end: recent.length }, weight, touchedCount);
+				yield;
 			}
-			const recent = this.tail.get(term);
-			if (!recent) continue;
-			for (let index = 0; index < recent.length; index++) {
-				const slot = recent.slots[index];
-				if (live[slot] === 0) continue;
-				const frequency = recent.frequencies[index];
-				if (scores[slot] === 0) touched[touchedCount++] = slot;
-				scores[slot] += (weight * frequency) / (frequency + lengthNorms[slot]);
+			// Partial selection: keep the best `limit` in a small sorted array instead of sorting every hit.
+			const best: number[] = [];
+			const before = (slot: number, other: number) => scores[slot] > scores[other] || (scores[slot] === scores[other] && slot < other);
+			for (let index = 0; index < touchedCount && limit > 0; index++) {
+				const slot = touched[index];
+				if (best.length >= limit && !before(slot, best[best.length - 1])) continue;
+				let position = best.length;
+				while (position > 0 && before(slot, best[position - 1])) position--;
+				best.splice(position, 0, slot);
+				if (best.length > limit) best.pop();
 			}
+			return best.map((slot) => ({ chunkId: this.chunkIdOf(slot), slot, score: scores[slot] }));
+		} finally {
+			for (let index = 0; index < touchedCount; index++) scores[touched[index]] = 0;
 		}
-		// Partial selection: keep the best `limit` in a small sorted array instead of sorting every hit.
-		const best: number[] = [];
-		const before = (slot: number, other: number) => scores[slot] > scores[other] || (scores[slot] === scores[other] && slot < other);
-		for (let index = 0; index < touchedCount && limit > 0; index++) {
-			const slot = touched[index];
-			if (best.length >= limit && !before(slot, best[best.length - 1])) continue;
-			let position = best.length;
-			while (position > 0 && before(slot, best[position - 1])) position--;
-			best.splice(position, 0, slot);
-			if (best.length > limit) best.pop();
+	}
+
+	/** Adds a list's postings of live slots to the exhaustive ranking's scores, recording slots scored for the first time; returns the count recorded. */
+	private addScores(list: PostingRange, weight: number, touchedCount: number): number {
+		const { scores, touched, live, lengthNorms } = this;
+		const { slots, frequencies, start, end } = list;
+		let count = touchedCount;
+		for (let position = start; position < end; position++) {
+			const slot = slots[position];
+			if (live[slot] === 0) continue;
+			const frequency = frequencies[position];
+			if (scores[slot] === 0) touched[count++] = slot;
+			scores[slot] += (weight * frequency) / (frequency + lengthNorms[slot]);
 		}
-		const hits = best.map((slot) => ({ chunkId: this.chunkIdOf(slot), slot, score: scores[slot] }));
-		for (let index = 0; index < touchedCount; index++) scores[touched[index]] = 0;
-		return hits;
+		return count;
 	}
 
 	/**
@@ -971,12 +1018,6 @@ export class LexicalIndexCache extends SourceChunkCache<SourceLexicon> {
 
 	async memoryBytes(em: EntityManager, source: SourceRef): Promise<number> {
 		return (await this.lexiconFor(em, source)).memoryBytes();
-	}
-
-	/** Chunks ranked by plain BM25 for the query's lexemes (no expansion), best first. */
-	async rank(em: EntityManager, source: SourceRef, query: string, limit: number): Promise<LexicalHit[]> {
-		const [lexicon, terms] = await Promise.all([this.lexiconFor(em, source), queryLexemes(em, query)]);
-		return lexicon.rank(terms, limit);
 	}
 
 	protected async loadAll(_em: EntityManager, source: SourceRef, options: LoadOptions = {}): Promise<SourceLexicon> {

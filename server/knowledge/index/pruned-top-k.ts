@@ -1,3 +1,5 @@
+import { runToEnd, type Steps } from "../../shared/time-slices";
+
 /**
  * Top-k BM25 that reads the long posting lists of frequent words only where a chunk could still
  * enter the top k (MaxScore, Turtle & Flood 1995, document-at-a-time in windows of slots as
@@ -75,9 +77,14 @@ export interface RankingInput {
  * ties by slot (the top k keeps the lower slot).
  */
 export function prunedTopK(lists: PostingList[], input: RankingInput, limit: number): ScoredSlots {
+	return runToEnd(prunedTopKSteps(lists, input, limit));
+}
+
+/** prunedTopK, pausing after each window of slots (time-slices.ts): a long ranking can give the event loop back between windows. */
+export function* prunedTopKSteps(lists: PostingList[], input: RankingInput, limit: number): Steps<ScoredSlots> {
 	const best = new TopK(Math.max(0, limit));
 	if (limit <= 0 || lists.length === 0) return best.sorted();
-	const { lengthNorms, slotCount, windowScores } = input;
+	const { slotCount } = input;
 	const count = lists.length;
 	// boundFrom[i]: what lists i.. can add to a chunk together.
 	const boundFrom = new Float64Array(count + 1);
@@ -89,6 +96,8 @@ export function prunedTopK(lists: PostingList[], input: RankingInput, limit: num
 
 	// Small functions of one shape each: V8 optimizes them after a few queries, where one large
 	// function was deoptimized and recompiled for tens of queries (each run meanwhile unoptimized).
+	// The per-posting and per-candidate loops are in plain functions, not in this generator: V8
+	// does not replace a running generator with its optimized code, plain functions it does.
 	for (;;) {
 		while (essential > 0 && boundFrom[essential - 1] * PRUNING_MARGIN <= threshold) essential--;
 		const windowStart = nextSlot(lists, cursors, essential, slotCount);
@@ -103,26 +112,49 @@ export function prunedTopK(lists: PostingList[], input: RankingInput, limit: num
 		const scanned = countMarks(marks) * (count - essential) * LOOKUP_COST > postingsHere;
 		if (scanned) for (let index = essential; index < count; index++) cursors[index] = addMarkedPostings(lists[index], cursors[index], windowStart, windowEnd, input, marks);
 
-		for (let word = 0; word < marks.length; word++) {
-			let bits = marks[word];
-			if (bits === 0) continue;
-			marks[word] = 0;
-			while (bits !== 0) {
-				const offset = (word << 5) | (31 - Math.clz32(bits & -bits));
-				bits &= bits - 1;
-				const slot = windowStart + offset;
-				let score = windowScores[offset];
-				windowScores[offset] = 0;
-				if (!scanned) {
-					if ((score + boundFrom[essential]) * PRUNING_MARGIN <= threshold) continue;
-					score = completeScore(lists, cursors, essential, slot, score, lengthNorms[slot], boundFrom, threshold);
-					if (score < 0) continue;
-				}
-				if (best.offer(slot, score) && best.full) threshold = best.worstScore;
-			}
-		}
+		threshold = offerWindow(lists, cursors, essential, boundFrom, marks, windowStart, scanned, input, best, threshold);
+		yield;
 	}
 	return best.sorted();
+}
+
+/**
+ * Completes the window's marked chunks (their essential lists' partial scores in windowScores) and
+ * offers those that can still enter to `best`, clearing marks and scores; returns the threshold.
+ */
+function offerWindow(
+	lists: PostingList[],
+	cursors: Int32Array,
+	essential: number,
+	boundFrom: Float64Array,
+	marks: Int32Array,
+	windowStart: number,
+	scanned: boolean,
+	input: RankingInput,
+	best: TopK,
+	threshold: number,
+): number {
+	const { lengthNorms, windowScores } = input;
+	let current = threshold;
+	for (let word = 0; word < marks.length; word++) {
+		let bits = marks[word];
+		if (bits === 0) continue;
+		marks[word] = 0;
+		while (bits !== 0) {
+			const offset = (word << 5) | (31 - Math.clz32(bits & -bits));
+			bits &= bits - 1;
+			const slot = windowStart + offset;
+			let score = windowScores[offset];
+			windowScores[offset] = 0;
+			if (!scanned) {
+				if ((score + boundFrom[essential]) * PRUNING_MARGIN <= current) continue;
+				score = completeScore(lists, cursors, essential, slot, score, lengthNorms[slot], boundFrom, current);
+				if (score < 0) continue;
+			}
+			if (best.offer(slot, score) && best.full) current = best.worstScore;
+		}
+	}
+	return current;
 }
 
 /** The first slot left in the first `essential` lists (`slotCount` when they are all read). */

@@ -1,4 +1,5 @@
-import type { LexicalHit, SourceLexicon } from "../index/lexical-index";
+import { type LexicalHit, RANKING_SLICE_MS, type SourceLexicon } from "../index/lexical-index";
+import { runToEnd, type Steps } from "../../shared/time-slices";
 import { DEFAULT_EXPANSION, type ExpansionOptions, expandQuery } from "./expand-query";
 
 /**
@@ -15,10 +16,34 @@ export function rankLexically(
 	expansion: ExpansionOptions | false = DEFAULT_EXPANSION,
 	ranking: "pruned" | "exhaustive" = "pruned",
 ): LexicalHit[] {
-	const rank = (terms: Map<string, number>, count: number) => (ranking === "pruned" ? lexicon.rank(terms, count) : lexicon.rankExhaustive(terms, count));
-	if (!expansion) return rank(queryTerms, limit);
-	const first = rank(queryTerms, expansion.feedbackChunks);
+	return runToEnd(rankLexicallySteps(lexicon, queryTerms, limit, expansion, ranking));
+}
+
+/**
+ * rankLexically as search runs it: in slices of the event loop, taking turns with the lexicon's
+ * other rankings (SourceLexicon.rankInSlices), with the same result.
+ */
+export function rankLexicallyInSlices(
+	lexicon: SourceLexicon,
+	queryTerms: Map<string, number>,
+	limit: number,
+	expansion: ExpansionOptions | false = DEFAULT_EXPANSION,
+	sliceMs = RANKING_SLICE_MS,
+): Promise<LexicalHit[]> {
+	return lexicon.rankInSlices(() => rankLexicallySteps(lexicon, queryTerms, limit, expansion, "pruned"), sliceMs);
+}
+
+function* rankLexicallySteps(
+	lexicon: SourceLexicon,
+	queryTerms: Map<string, number>,
+	limit: number,
+	expansion: ExpansionOptions | false,
+	ranking: "pruned" | "exhaustive",
+): Steps<LexicalHit[]> {
+	const rank = (terms: Map<string, number>, count: number) => (ranking === "pruned" ? lexicon.rankSteps(terms, count) : lexicon.rankExhaustiveSteps(terms, count));
+	if (!expansion) return yield* rank(queryTerms, limit);
+	const first = yield* rank(queryTerms, expansion.feedbackChunks);
 	if (first.length === 0) return first;
 	const feedback = first.map((hit) => ({ terms: lexicon.termsOf(hit.slot), length: lexicon.lengthOf(hit.slot), score: hit.score }));
-	return rank(expandQuery(queryTerms, feedback, expansion, (term) => lexicon.documentFrequencyOf(term)), limit);
+	return yield* rank(expandQuery(queryTerms, feedback, expansion, (term) => lexicon.documentFrequencyOf(term)), limit);
 }

@@ -8,7 +8,7 @@ import { embedderForSource } from "../embed/embedder-for-source";
 import { queryLexemes } from "../index/lexical-index";
 import type { VectorIndexes } from "../index/vector-indexes";
 import { fuseRankings } from "./fuse-rankings";
-import { rankLexically } from "./rank-lexically";
+import { rankLexicallyInSlices } from "./rank-lexically";
 import type { KnowledgeSearchCaches } from "./search-caches";
 import type { TKnowledgeSearchResult } from "./types";
 
@@ -104,7 +104,7 @@ export async function searchKnowledge(em: EntityManager, dependencies: SearchDep
 	const candidates = Math.max(50, topK * 4);
 	// Both halves start at once: the lexical one does not wait for the embedder's credential lookup.
 	const [lexical, semantic] = await Promise.all([
-		Promise.all([dependencies.search.lexical.lexiconFor(em, source), queryLexemes(em, input.query)]).then(([lexicon, terms]) => rankLexically(lexicon, terms, candidates)),
+		Promise.all([dependencies.search.lexical.lexiconFor(em, source), queryLexemes(em, input.query)]).then(([lexicon, terms]) => rankLexicallyInSlices(lexicon, terms, candidates)),
 		embedQuery(em, dependencies, source, input.query).then((vector) => dependencies.vectorIndexes.forSource(em, source).query(source.id, vector, candidates)),
 	]);
 	const ranked = fuseRankings(

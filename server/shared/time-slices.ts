@@ -1,0 +1,78 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
+
+/**
+ * Work written as a generator that yields wherever it may pause (between windows of a ranking,
+ * between posting lists) and returns its result. The same code runs to the end at once
+ * (runToEnd: tests, benchmarks, builder threads) or in slices of the event loop (runInSlices).
+ */
+export type Steps<T> = Generator<void, T, void>;
+
+/** Runs `steps` to the end without pausing. */
+export function runToEnd<T>(steps: Steps<T>): T {
+	for (;;) {
+		const step = steps.next();
+		if (step.done) return step.value;
+	}
+}
+
+export interface SliceOptions {
+	/** The longest the work runs before other callbacks get the loop (checked at each yield). */
+	sliceMs: number;
+	/**
+	 * A count that moves whenever what the work reads changes. If it moved while the work was
+	 * paused, the work starts again from the beginning (`start()` anew), so its result is always
+	 * that of one consistent state.
+	 */
+	version?: () => number;
+}
+
+/**
+ * Runs the work `start()` makes on the event loop, giving the loop back whenever a slice of
+ * `sliceMs` is used up: a request, a health check or another tenant's call waits at most one
+ * slice behind it, however long the work is. Work that ends within its first slice never pauses.
+ */
+export async function runInSlices<T>(start: () => Steps<T>, options: SliceOptions): Promise<T> {
+	const version = options.version ?? (() => 0);
+	for (;;) {
+		const startedAt = version();
+		const steps = start();
+		let sliceStart = performance.now();
+		for (;;) {
+			const step = steps.next();
+			if (step.done) return step.value;
+			if (performance.now() - sliceStart < options.sliceMs) continue;
+			await nextTurn();
+			if (version() !== startedAt) {
+				// Given up: its `finally` blocks run (scratch left as it was found).
+				steps.return(undefined as T);
+				break;
+			}
+			sliceStart = performance.now();
+		}
+	}
+}
+
+/**
+ * Work that takes turns (one at a time, in the order asked), each run in slices: what shares
+ * scratch (a lexicon's rankings) queues here. A piece of work that had to wait starts in a turn of
+ * the loop of its own, so a queue of short ones does not run back to back past a slice.
+ */
+export class SlicedTurns {
+	private last: Promise<unknown> = Promise.resolve();
+	private queued = 0;
+
+	run<T>(start: () => Steps<T>, options: SliceOptions): Promise<T> {
+		const waits = this.queued > 0;
+		this.queued++;
+		const run = this.last
+			.then(async () => {
+				if (waits) await nextTurn();
+				return runInSlices(start, options);
+			})
+			.finally(() => {
+				this.queued--;
+			});
+		this.last = run.catch(() => undefined);
+		return run;
+	}
+}

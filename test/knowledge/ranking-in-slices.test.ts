@@ -1,0 +1,106 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SourceLexicon } from "../../server/knowledge/index/lexical-index";
+import { readLexiconFile, writeLexiconFile } from "../../server/knowledge/index/lexicon-files";
+import { WINDOW_SLOTS } from "../../server/knowledge/index/pruned-top-k";
+import { DEFAULT_EXPANSION } from "../../server/knowledge/search/expand-query";
+import { rankLexically, rankLexicallyInSlices } from "../../server/knowledge/search/rank-lexically";
+import { deltaOf, zipfCorpus } from "./zipf-lexicon-corpus";
+
+/** Turns of the event loop taken by other callbacks while `work` runs. */
+async function loopTurnsDuring<T>(work: Promise<T>): Promise<{ result: T; turns: number }> {
+	let turns = 0;
+	let running = true;
+	const tick = () => {
+		if (!running) return;
+		turns++;
+		setImmediate(tick);
+	};
+	setImmediate(tick);
+	const result = await work;
+	running = false;
+	return { result, turns };
+}
+
+const frequentWords = (count: number) => new Map(Array.from({ length: count }, (_, index) => [`t${index + 1}`, 1]));
+
+/**
+ * A search ranks its lexical half on the API's event loop in slices (SourceLexicon.rankInSlices):
+ * another request waits for a slice, not for a whole ranking of frequent words over a million
+ * chunks. What it returns must be exactly what ranking at once returns, however its slices
+ * interleave with other rankings of the same lexicon and with changes to it.
+ */
+describe("lexical ranking in slices of the event loop", () => {
+	const corpus = zipfCorpus(57, 3000);
+	const documents = Array.from({ length: 2500 }, (_, index) => `doc${index}`);
+	const rows = documents.flatMap((id) => corpus.documentRows(id, 0));
+	const queries = [...Array.from({ length: 24 }, (_, index) => corpus.query(index % 2 === 1)), frequentWords(2), frequentWords(4)];
+	let directory: string;
+	let inMemory: SourceLexicon;
+	let inPieces: SourceLexicon;
+
+	beforeAll(async () => {
+		directory = await mkdtemp(join(tmpdir(), "ranking-slices-test-"));
+		inMemory = SourceLexicon.fromRows(rows);
+		writeLexiconFile(directory, "source", SourceLexicon.fromRows(rows).toTransfer().transfer);
+		inPieces = await SourceLexicon.fromTransfer(readLexiconFile(directory, "source", { inPieces: true })!.transfer);
+		expect(inPieces.inPieces).toBe(true);
+		// Several windows of slots: a ranking pauses several times.
+		expect(inMemory.size).toBeGreaterThan(4 * WINDOW_SLOTS);
+	});
+
+	afterAll(async () => {
+		await rm(directory, { recursive: true, force: true });
+	});
+
+	it("ranks every query as at once, in memory and in pieces, with all of them started together and pausing at every window", async () => {
+		for (const lexicon of [inMemory, inPieces]) {
+			const atOnce = queries.map((query) => rankLexically(lexicon, query, 50));
+			const { result: sliced, turns } = await loopTurnsDuring(Promise.all(queries.map((query) => rankLexicallyInSlices(lexicon, query, 50, DEFAULT_EXPANSION, 0))));
+			expect(sliced).toEqual(atOnce);
+			expect(atOnce.filter((hits) => hits.length === 50).length).toBeGreaterThan(queries.length / 2);
+			// Each ranking gave the loop back at every window of each of its two passes.
+			expect(turns).toBeGreaterThan(queries.length * 4);
+		}
+	});
+
+	it("starts a ranking again when the lexicon changes while it is paused: its result is the new state's, exactly", async () => {
+		const query = frequentWords(3);
+		const before = rankLexically(inPieces, query, 50);
+		const topDocument = documents.find((id) => rows.some((row) => row.document_id === id && row.id === before[0].chunkId));
+		expect(topDocument).toBeDefined();
+		const replacement = corpus.documentRows("added", 1);
+		// Queued before the ranking's first pause: the change lands while it is paused.
+		setImmediate(() => inPieces.absorb([topDocument!], deltaOf(replacement)));
+		const sliced = await rankLexicallyInSlices(inPieces, query, 50, DEFAULT_EXPANSION, 0);
+		const after = rankLexically(inPieces, query, 50);
+		expect(sliced).toEqual(after);
+		expect(sliced).not.toEqual(before);
+		expect(sliced.map((hit) => hit.chunkId)).not.toContain(before[0].chunkId);
+
+		// An exhaustive ranking given up while paused leaves its scratch as it found it: the next one ranks as the pruned one.
+		const other = corpus.documentRows("other", 2);
+		setImmediate(() => inPieces.absorb([], deltaOf(other)));
+		const exhaustive = await inPieces.rankInSlices(() => inPieces.rankExhaustiveSteps(query, 50), 0);
+		expect(exhaustive).toEqual(inPieces.rank(query, 50));
+		expect(inPieces.rankExhaustive(frequentWords(2), 50)).toEqual(inPieces.rank(frequentWords(2), 50));
+	});
+
+	it("lets other callbacks run between queued rankings, however short each one is", async () => {
+		// Each well within its slice (a small lexicon, slices of a second): none pauses by itself.
+		const small = SourceLexicon.fromRows(rows.slice(0, 300));
+		let finished = 0;
+		let finishedWhenOthersRan = -1;
+		const rankings = queries.map((query) => rankLexicallyInSlices(small, query, 50, DEFAULT_EXPANSION, 1000).then(() => finished++));
+		setImmediate(() => {
+			finishedWhenOthersRan = finished;
+		});
+		await Promise.all(rankings);
+		expect(finished).toBe(queries.length);
+		// Run back to back (as promise callbacks chained one after another), all would have ended before it.
+		expect(finishedWhenOthersRan).toBeGreaterThanOrEqual(0);
+		expect(finishedWhenOthersRan).toBeLessThan(queries.length);
+	});
+});
