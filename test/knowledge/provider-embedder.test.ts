@@ -106,6 +106,14 @@ describe("provider embeddings (OpenAI wire format)", () => {
 		expect(await searchFor("silver moths limited")).toMatchObject({ status: 429, retryAfter: "7", body: { code: "RATE_LIMITED" } });
 		expect(Date.now() - started).toBeLessThan(5000);
 		expect(requestsFor("silver moths limited").map((request) => request.status)).toEqual([429]);
+		// The other forms providers send: OpenAI's retry-after-ms, and an HTTP date (rounded up to whole seconds for the caller).
+		embeddings.script({ kind: "error", status: 429, message: "Rate limit reached for requests", headers: { "retry-after-ms": "2500" } });
+		expect(await searchFor("silver moths limited in milliseconds")).toMatchObject({ status: 429, retryAfter: "3", body: { code: "RATE_LIMITED" } });
+		embeddings.script({ kind: "error", status: 429, message: "Rate limit reached for requests", headers: { "retry-after": new Date(Date.now() + 12_000).toUTCString() } });
+		const dated = await searchFor("silver moths limited until a date");
+		expect(dated).toMatchObject({ status: 429, body: { code: "RATE_LIMITED" } });
+		expect(Number(dated.retryAfter)).toBeGreaterThanOrEqual(10);
+		expect(Number(dated.retryAfter)).toBeLessThanOrEqual(12);
 
 		embeddings.script({ kind: "error", status: 503, message: "The engine is currently overloaded" });
 		const outage = await searchFor("silver moths outage");

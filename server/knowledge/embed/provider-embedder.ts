@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { findEgressRefusal } from "../../egress/egress-refused-error";
 import { type EgressFetch, readTextUpTo } from "../../egress/egress-fetch";
-import { failureKindOfStatus, findCause, quoteUpstreamErrorMessage } from "../../providers/upstream-errors";
+import { failureKindOfStatus, findCause, quoteUpstreamErrorMessage, readRetryAfterMs } from "../../providers/upstream-errors";
 import { type Embedder, EmbeddingError } from "./embedder";
 
 const DEFAULT_BASE_URLS: Record<string, string> = {
@@ -106,8 +106,9 @@ export class ProviderEmbedder implements Embedder {
 				retryable,
 				failureKindOfStatus(response.status),
 			);
-			const retryAfter = Number(response.headers.get("retry-after"));
-			if (Number.isFinite(retryAfter) && retryAfter > 0) error.retryAfterMs = Math.min(retryAfter * 1000, 30_000);
+			// As the chat adapters read it: seconds, an HTTP date, or OpenAI's retry-after-ms.
+			const retryAfter = readRetryAfterMs(response.headers);
+			if (retryAfter !== undefined && retryAfter > 0) error.retryAfterMs = Math.min(retryAfter, 30_000);
 			throw error;
 		}
 		const parsed = ZEmbeddingsResponse.safeParse(await response.json().catch(() => null));
