@@ -3,6 +3,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import type { Index } from "usearch";
 import { COLUMN_SCAN_MAX_USED_SHARE, closeColumnRuns, columnScanScratch, type OpenColumnRuns, openColumnRuns, scanColumnRuns } from "./vector-columns";
+import { usedDimensions } from "./vector-encoding";
 import { GenerationChunkIds, graphPath, hnswIndex, segmentPath, type VectorSegment } from "./vector-index-files";
 
 /**
@@ -89,8 +90,7 @@ class ViewedGraph {
 
 	/** Asks the graph for `candidates` keys, rescores the first `rescored` live ones exactly, returns the best `limit`. */
 	nearest(query: Float32Array, candidates: number, rescored: number, limit: number): GraphHits {
-		const used: number[] = [];
-		for (let dimension = 0; dimension < query.length; dimension++) if (query[dimension] !== 0) used.push(dimension);
+		const used = usedDimensions(query);
 		const sparse = used.length <= query.length * COLUMN_SCAN_MAX_USED_SHARE;
 		// The constructor saw to it that a generation without a graph has runs over every key.
 		const byColumns = this.columnRuns !== null && (sparse || !this.index);

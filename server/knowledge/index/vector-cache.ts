@@ -9,7 +9,7 @@ import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, type Lo
 import { ApproximateIndex, SourceVectors } from "./source-vectors";
 import { sourceIndexDirectory } from "./vector-index-files";
 import { buffersOf, inSlices, type PackedStrings, PackedStringTable, packStrings, stringStarts, unpackStrings } from "./thread-transfer";
-import { decodeVector } from "./vector-encoding";
+import { decodeVector, usedDimensions } from "./vector-encoding";
 
 /** One chunk's vector as read from PostgreSQL, with its document's version. */
 export interface VectorChunkRow {
@@ -308,12 +308,6 @@ export class SourceMatrix implements CachedSource {
 /** Rows an exact scan in slices scores between turns of the event loop: a few milliseconds at a few dozen query dimensions. */
 export const SLICE_ROWS = 65_536;
 
-/** The query's non-zero dimensions: builtin query vectors have a few dozen of 512. */
-function usedDimensions(query: Float32Array): number[] {
-	const used: number[] = [];
-	for (let dimension = 0; dimension < query.length; dimension++) if (query[dimension] !== 0) used.push(dimension);
-	return used;
-}
 
 /** scores[start, end) = the dot products of rows [start, end) of a dimension-major matrix with the query (its `used` dimensions). */
 function scoreRows(matrix: Float32Array, capacity: number, query: Float32Array, used: number[], scores: Float32Array, start: number, end: number): void {

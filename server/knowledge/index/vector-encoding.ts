@@ -23,3 +23,10 @@ export function decodeVector(bytes: Buffer, dimensions: number): Float32Array {
 	if (LITTLE_ENDIAN && bytes.byteOffset % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset, dimensions);
 	return Float32Array.from({ length: dimensions }, (_, index) => bytes.readFloatLE(index * 4));
 }
+
+/** The query's non-zero dimensions (what a scan by dimension reads): builtin query vectors have a few dozen of 512. */
+export function usedDimensions(query: Float32Array): number[] {
+	const used: number[] = [];
+	for (let dimension = 0; dimension < query.length; dimension++) if (query[dimension] !== 0) used.push(dimension);
+	return used;
+}
