@@ -55,6 +55,13 @@ describe("a lexicon opened in pieces", () => {
 			const second = [5, 1, 0, 9, 2, 14];
 			const secondLists = expectFileContent(second, pieces.postingLists(second.map(rangeOf)));
 			expect([secondLists[2].start, secondLists[1].start, secondLists[4].start]).toEqual(positions);
+			// A read given up half way (a ranking in slices started again while paused) keeps nothing: the next read
+			// holds the file's lists, not what the given-up one wrote over them.
+			expectFileContent([0, 1], pieces.postingLists([0, 1].map(rangeOf)));
+			const givenUp = pieces.postingListsSteps([2, 3].map(rangeOf));
+			expect(givenUp.next().done).toBe(false);
+			givenUp.return(null);
+			expectFileContent([0], pieces.postingLists([0].map(rangeOf)));
 			// Random sets of terms in turn, an exhaustive read (another buffer use) between some: always the file's content.
 			for (let round = 0; round < 200; round++) {
 				const terms = [...new Set(Array.from({ length: 1 + Math.floor(corpus.random() * 6) }, () => Math.floor(termCount * corpus.random() ** 3)))];

@@ -414,7 +414,7 @@ export class SourceLexicon implements CachedSource {
 		const weighted = this.weightedTerms(queryTerms);
 		const ranges = weighted.map(({ term }) => (term + 1 < this.offsets.length ? { start: this.offsets[term], end: this.offsets[term + 1] } : { start: 0, end: 0 }));
 		// In pieces, the query's lists are read from the file together (the ranking moves through all of them at once).
-		const base = this.pieces ? this.pieces.postingLists(ranges) : ranges.map(({ start, end }) => ({ slots: this.postings, frequencies: this.frequencies, start, end }));
+		const base = this.pieces ? yield* this.pieces.postingListsSteps(ranges) : ranges.map(({ start, end }) => ({ slots: this.postings, frequencies: this.frequencies, start, end }));
 		if (!base) return yield* this.rankExhaustiveSteps(queryTerms, limit);
 		const lists: PostingList[] = [];
 		// One object shape for every list (the ranking's code stays monomorphic).

@@ -1,4 +1,5 @@
 import { closeSync, openSync } from "node:fs";
+import { runToEnd, type Steps } from "../../shared/time-slices";
 import { readFully } from "./index-generations";
 import type { PostingRange } from "./pruned-top-k";
 
@@ -108,6 +109,11 @@ export class LexiconPieces {
 	 * MAX_QUERY_POSTINGS (the caller ranks list by list instead).
 	 */
 	postingLists(ranges: { start: number; end: number }[]): PostingRange[] | null {
+		return runToEnd(this.postingListsSteps(ranges));
+	}
+
+	/** postingLists, pausing after each list read (a frequent word's list at a million chunks is megabytes: a millisecond or more). */
+	*postingListsSteps(ranges: { start: number; end: number }[]): Steps<PostingRange[] | null> {
 		const total = ranges.reduce((sum, { start, end }) => sum + end - start, 0);
 		if (total > MAX_QUERY_POSTINGS) return null;
 		const kept = new Map<number, number>();
@@ -125,8 +131,11 @@ export class LexiconPieces {
 		}
 		growKeeping(this.listBuffers, at + unread, at);
 		const { ids, counts } = this.listBuffers;
+		// Nothing is kept for the next call until every list is read: one given up half way leaves no stale placement.
+		this.lastRead = new Map();
 		const placed = new Map<number, { at: number; end: number }>();
-		const lists = ranges.map(({ start, end }) => {
+		const lists: PostingRange[] = [];
+		for (const { start, end } of ranges) {
 			const length = end - start;
 			let position = kept.get(start);
 			if (position === undefined) {
@@ -134,10 +143,11 @@ export class LexiconPieces {
 				at += length;
 				this.read("postings", start, end, ids.subarray(position, position + length));
 				this.read("frequencies", start, end, counts.subarray(position, position + length));
+				if (length > 0) yield;
 			}
 			if (length > 0) placed.set(start, { at: position, end });
-			return { slots: ids, frequencies: counts, start: position, end: position + length };
-		});
+			lists.push({ slots: ids, frequencies: counts, start: position, end: position + length });
+		}
 		this.lastRead = placed;
 		return lists;
 	}
