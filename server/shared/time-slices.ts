@@ -3,7 +3,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 /**
  * Work written as a generator that yields wherever it may pause (between windows of a ranking,
  * between posting lists) and returns its result. The same code runs to the end at once
- * (runToEnd: tests, benchmarks, builder threads) or in slices of the event loop (runInSlices).
+ * (runToEnd: tests, benchmarks) or in slices of the event loop (runInSlices).
  */
 export type Steps<T> = Generator<void, T, void>;
 
@@ -27,15 +27,22 @@ export interface SliceOptions {
 }
 
 /**
+ * Starts after which work runs its last start to the end without pausing: under changes arriving
+ * at every pause (a busy source refreshed by every other search) it would otherwise never end.
+ */
+const RESTARTS_BEFORE_RUNNING_THROUGH = 2;
+
+/**
  * Runs the work `start()` makes on the event loop, giving the loop back whenever a slice of
  * `sliceMs` is used up: a request, a health check or another tenant's call waits at most one
  * slice behind it, however long the work is. Work that ends within its first slice never pauses.
  */
 export async function runInSlices<T>(start: () => Steps<T>, options: SliceOptions): Promise<T> {
 	const version = options.version ?? (() => 0);
-	for (;;) {
+	for (let restarts = 0; ; restarts++) {
 		const startedAt = version();
 		const steps = start();
+		if (restarts === RESTARTS_BEFORE_RUNNING_THROUGH) return runToEnd(steps);
 		let sliceStart = performance.now();
 		for (;;) {
 			const step = steps.next();

@@ -88,6 +88,24 @@ describe("lexical ranking in slices of the event loop", () => {
 		expect(inPieces.rankExhaustive(frequentWords(2), 50)).toEqual(inPieces.rank(frequentWords(2), 50));
 	});
 
+	it("ends even when the lexicon changes at every pause, with the result of the state it ended on", async () => {
+		const query = frequentWords(2);
+		let ended = false;
+		let changes = 0;
+		const change = () => {
+			if (ended) return;
+			inPieces.absorb([], deltaOf(corpus.documentRows(`busy${changes}`, 3)));
+			changes++;
+			setImmediate(change);
+		};
+		setImmediate(change);
+		const sliced = await rankLexicallyInSlices(inPieces, query, 50, DEFAULT_EXPANSION, 0).finally(() => {
+			ended = true;
+		});
+		expect(changes).toBeGreaterThan(0);
+		expect(sliced).toEqual(rankLexically(inPieces, query, 50));
+	});
+
 	it("lets other callbacks run between queued rankings, however short each one is", async () => {
 		// Each well within its slice (a small lexicon, slices of a second): none pauses by itself.
 		const small = SourceLexicon.fromRows(rows.slice(0, 300));
