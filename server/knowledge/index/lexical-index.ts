@@ -447,9 +447,9 @@ export class SourceLexicon implements CachedSource {
 		// The scratch is all zero between queries, also after one given up while paused (its `finally`).
 		try {
 			for (const { term, weight } of this.weightedTerms(queryTerms)) {
-				touchedCount = this.addScores(term + 1 < offsets.length ? this.basePostings(term) : NO_POSTINGS, weight, touchedCount);
+				touchedCount = this.addScores(term + 1 < offsets.length ? this.basePostings(term) : NO_POSTINGS, weight, scores, touched, touchedCount);
 				const recent = this.tail.get(term);
-				if (recent) touchedCount = this.addScores({ slots: recent.slots, frequencies: recent.frequencies, start: 0, end: recent.length }, weight, touchedCount);
+				if (recent) touchedCount = this.addScores({ slots: recent.slots, frequencies: recent.frequencies, start: 0, end: recent.length }, weight, scores, touched, touchedCount);
 				yield;
 			}
 			// Partial selection: keep the best `limit` in a small sorted array instead of sorting every hit.
@@ -469,9 +469,9 @@ export class SourceLexicon implements CachedSource {
 		}
 	}
 
-	/** Adds a list's postings of live slots to the exhaustive ranking's scores, recording slots scored for the first time; returns the count recorded. */
-	private addScores(list: PostingRange, weight: number, touchedCount: number): number {
-		const { scores, touched, live, lengthNorms } = this;
+	/** Adds a list's postings of live slots to the exhaustive ranking's scratch, recording slots scored for the first time; returns the count recorded. */
+	private addScores(list: PostingRange, weight: number, scores: Float32Array, touched: Int32Array, touchedCount: number): number {
+		const { live, lengthNorms } = this;
 		const { slots, frequencies, start, end } = list;
 		let count = touchedCount;
 		for (let position = start; position < end; position++) {

@@ -61,10 +61,11 @@ interface ParallelBuffers {
 
 /**
  * Reads of a lexicon file's postings and pairs, positional and synchronous: the file was just
- * written or read (its pages are in the page cache), a read is a copy of a few kilobytes, and a
- * ranking reads its lists in one step (a lexicon's rankings take turns, SourceLexicon.rankInSlices,
- * so none reads into the buffers another one is still using). The descriptor stays open as long as the lexicon, so a generation
- * removed from the directory (index-generations.ts) stays readable until its lexicon lets go;
+ * written or read (its pages are in the page cache), a read is a copy of a few kilobytes to a few
+ * megabytes, and the read buffers are reused because a lexicon's rankings take turns
+ * (SourceLexicon.rankInSlices): none reads into them while another still ranks from them. The
+ * descriptor stays open as long as the lexicon, so a generation removed from the directory
+ * (index-generations.ts) stays readable until its lexicon lets go;
  * it is never closed explicitly (a search may still hold the lexicon after it was replaced or
  * evicted) but by `closer` once the pieces are unreachable.
  */
