@@ -126,8 +126,9 @@ try {
 		record({ design: "in-process BM25, no expansion", part: "lexical", buildSeconds: buildMs / 1000, ...toRow(plain), memoryMiB: memory, notes: "all postings of each term scored" });
 	}
 
-	// Lexical 2: PostgreSQL full text through the GIN index (the existing index), bounded candidates.
+	// Lexical 2: PostgreSQL full text through a GIN index (built here: the product keeps none), bounded candidates.
 	if (PARTS.has("lexical")) {
+		await client.query(`create index if not exists "knowledge_chunks_search_vector_index" on "knowledge_chunks" using gin ("search_vector")`);
 		const sql = `with q as materialized (select replace(plainto_tsquery('english', $1)::text, ' & ', ' | ')::tsquery as loose),
 		   candidates as (select c.id, c.search_vector from knowledge_chunks c, q where c.source_id = $2 and c.search_vector @@ q.loose limit 1000)
 		 select x.id from candidates x, q order by ts_rank_cd(x.search_vector, q.loose) desc limit ${TOP}`;

@@ -13,6 +13,7 @@ import { Migration20261126144321 } from "./migration-20261126144321";
 import { Migration20261126150302 } from "./migration-20261126150302";
 import { Migration20261126163400 } from "./migration-20261126163400";
 import { Migration20261126171228 } from "./migration-20261126171228";
+import { Migration20261128071738 } from "./migration-20261128071738";
 
 export const MIGRATIONS = [
 	{ name: "migration-20261123030100", class: Migration20261123030100 },
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
 	{ name: "migration-20261126150302", class: Migration20261126150302 },
 	{ name: "migration-20261126163400", class: Migration20261126163400 },
 	{ name: "migration-20261126171228", class: Migration20261126171228 },
+	{ name: "migration-20261128071738", class: Migration20261128071738 },
 ];

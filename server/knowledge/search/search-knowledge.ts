@@ -46,7 +46,8 @@ const LOOSE_CANDIDATES = 600;
 
 /**
  * Plain PostgreSQL full text, the benchmark's baseline (search itself ranks with the in-memory
- * BM25 index, see lexical-index.ts): chunk ids of READY documents ranked by ts_rank_cd.
+ * BM25 index, see lexical-index.ts): chunk ids of READY documents ranked by ts_rank_cd. It needs
+ * the GIN index on `search_vector` that the benchmark builds; the product keeps none.
  * Candidates: up to 300 rows matching every term (websearch_to_tsquery as is) plus up to 600
  * matching any term; so rows with all the terms are always ranked, and the cost is bounded.
  */
