@@ -28,14 +28,15 @@ export function takeRandomBytes(size: number): { bytes: Buffer; start: number; e
  * human what kind of object an id names, as Stripe's do.
  */
 export function newId(prefix: string, now = Date.now()): string {
-	let time = "";
+	// One array of character codes and one string: building the id a character at a time made
+	// about 25 short-lived strings per id, which an ingestion creating ids by the hundred felt.
+	const codes = new Array<number>(26);
 	let remaining = now;
-	for (let index = 0; index < 10; index++) {
-		time = CROCKFORD[remaining % 32] + time;
+	for (let index = 9; index >= 0; index--) {
+		codes[index] = CROCKFORD.charCodeAt(remaining % 32);
 		remaining = Math.floor(remaining / 32);
 	}
 	const { bytes, start } = takeRandomBytes(16);
-	let suffix = "";
-	for (let index = 0; index < 16; index++) suffix += CROCKFORD[bytes[start + index] % 32];
-	return `${prefix}_${time}${suffix}`;
+	for (let index = 0; index < 16; index++) codes[10 + index] = CROCKFORD.charCodeAt(bytes[start + index] % 32);
+	return `${prefix}_${String.fromCharCode(...codes)}`;
 }
