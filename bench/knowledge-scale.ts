@@ -23,6 +23,8 @@
  * (KNOWLEDGE_SEARCH_MEMORY_MB and the rest, from this process's environment) except the rate
  * limit (off) and the storage allowance (raised to hold the corpus).
  * BENCH_SERVER_NODE_FLAGS adds flags to the server's node (diagnostics: `--trace-gc` prints to stderr).
+ * BENCH_KNOWLEDGE_WORKER=process runs ingestion as the README's scale-out deployment does: the server
+ * with KNOWLEDGE_WORKER=off and one `npm run worker` process beside it (default: the server ingests).
  * Database: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else postgres@127.0.0.1:5432 (a fresh
  * database, dropped at the end). Results: bench/results/knowledge-scale.json.
  * BENCH_KEEP=<file>: the database and the server's data directory are kept, and what a later
@@ -58,6 +60,7 @@ const UPLOADS_IN_FLIGHT = 2;
 const SECRET_KEY = "bench-scale-secret-key-0123456789abcdef0123";
 const METRICS_TOKEN = "bench-scale-metrics-token-0123456789";
 const KEEP = process.env.BENCH_KEEP;
+const WORKER_PROCESS = process.env.BENCH_KNOWLEDGE_WORKER === "process";
 const log = (message: string) => process.stdout.write(`${message}\n`);
 
 if (!process.env.TEST_DATABASE_URL && process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
@@ -112,6 +115,7 @@ const serverEnvironment = (port: number) => ({
 	LOG_LEVEL: "error",
 	RATE_LIMIT_PER_MINUTE: "0",
 	KNOWLEDGE_STORAGE_ALLOWANCE_BYTES: String(8 * 1024 ** 3),
+	...(WORKER_PROCESS ? { KNOWLEDGE_WORKER: "off" } : {}),
 	// For knowledge_index_builder_tasks: the bench waits for the background index builds a first search starts.
 	METRICS_TOKEN,
 });
@@ -244,17 +248,19 @@ function watchHealth() {
 
 // The server runs as `npm start` runs it: bundled ahead, not through tsx (whose loader every
 // index-builder thread would start again: about a second per thread under tsx).
-const { main, parser, "index-builder": indexBuilder } = SERVER_ENTRY_POINTS;
-await buildBundles({ main, parser, "index-builder": indexBuilder }, "dist/bench-scale");
+const { main, worker, parser, "index-builder": indexBuilder } = SERVER_ENTRY_POINTS;
+await buildBundles({ main, worker, parser, "index-builder": indexBuilder }, "dist/bench-scale");
 
 // Recorded before the run, so the load average is the one the run started under.
-const run = describeRun({ stages: STAGES, queries: QUERIES, documentBytes: DOCUMENT_BYTES, vocabulary: VOCABULARY, uploadsInFlight: UPLOADS_IN_FLIGHT, searchMemoryMb: process.env.KNOWLEDGE_SEARCH_MEMORY_MB ?? "default" });
+const run = describeRun({ stages: STAGES, queries: QUERIES, documentBytes: DOCUMENT_BYTES, vocabulary: VOCABULARY, uploadsInFlight: UPLOADS_IN_FLIGHT, searchMemoryMb: process.env.KNOWLEDGE_SEARCH_MEMORY_MB ?? "default", knowledgeWorker: WORKER_PROCESS ? "process" : "inline" });
 let server: RunningServer | undefined;
+let ingestionWorker: ChildProcess | undefined;
 const health = watchHealth();
 const rows: Record<string, unknown>[] = [];
 try {
 	server = await startServer();
 	health.watch(server);
+	if (WORKER_PROCESS) ingestionWorker = spawn(process.execPath, ["--enable-source-maps", "dist/bench-scale/worker.js"], { env: serverEnvironment(0), stdio: ["ignore", "ignore", "inherit"] });
 	const { stdout } = await promisify(execFile)(
 		"npm",
 		["run", "--silent", "admin", "--", "bootstrap", "--organization", "Bench", "--workspace", "Scale", "--email", "bench@example.com", "--password", "bench password 123", "--json"],
@@ -405,6 +411,11 @@ try {
 } finally {
 	await health.stop();
 	if (server) await stopServer(server);
+	if (ingestionWorker) {
+		const exited = new Promise((resolve) => ingestionWorker?.once("exit", resolve));
+		ingestionWorker.kill("SIGTERM");
+		await exited;
+	}
 	await pool.end();
 	if (!KEEP) {
 		await database.drop();
