@@ -23,8 +23,9 @@
  * (KNOWLEDGE_SEARCH_MEMORY_MB and the rest, from this process's environment) except the rate
  * limit (off) and the storage allowance (raised to hold the corpus).
  * BENCH_SERVER_NODE_FLAGS adds flags to the server's node (diagnostics: `--trace-gc` prints to stderr).
- * BENCH_KNOWLEDGE_WORKER=process runs ingestion as the README's scale-out deployment does: the server
- * with KNOWLEDGE_WORKER=off and one `npm run worker` process beside it (default: the server ingests).
+ * Ingestion runs as `npm start` runs it by default: in the worker process the server starts beside
+ * itself (KNOWLEDGE_WORKER=process); its peak RSS during the ingestion is reported too.
+ * BENCH_KNOWLEDGE_WORKER=inline runs it in the server's own process instead (KNOWLEDGE_WORKER=inline).
  * Database: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else postgres@127.0.0.1:5432 (a fresh
  * database, dropped at the end). Results: bench/results/knowledge-scale.json.
  * BENCH_KEEP=<file>: the database and the server's data directory are kept, and what a later
@@ -32,7 +33,7 @@
  * <file>: for profiling the searches of a large source without ingesting it again.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -60,7 +61,7 @@ const UPLOADS_IN_FLIGHT = 2;
 const SECRET_KEY = "bench-scale-secret-key-0123456789abcdef0123";
 const METRICS_TOKEN = "bench-scale-metrics-token-0123456789";
 const KEEP = process.env.BENCH_KEEP;
-const WORKER_PROCESS = process.env.BENCH_KNOWLEDGE_WORKER === "process";
+const INLINE_WORKER = process.env.BENCH_KNOWLEDGE_WORKER === "inline";
 const log = (message: string) => process.stdout.write(`${message}\n`);
 
 if (!process.env.TEST_DATABASE_URL && process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
@@ -115,7 +116,7 @@ const serverEnvironment = (port: number) => ({
 	LOG_LEVEL: "error",
 	RATE_LIMIT_PER_MINUTE: "0",
 	KNOWLEDGE_STORAGE_ALLOWANCE_BYTES: String(8 * 1024 ** 3),
-	...(WORKER_PROCESS ? { KNOWLEDGE_WORKER: "off" } : {}),
+	...(INLINE_WORKER ? { KNOWLEDGE_WORKER: "inline" } : {}),
 	// For knowledge_index_builder_tasks: the bench waits for the background index builds a first search starts.
 	METRICS_TOKEN,
 });
@@ -196,6 +197,20 @@ async function takePeakMiB(server: RunningServer): Promise<number> {
 	return peakMiB;
 }
 
+/** The ingestion worker process the server started (KNOWLEDGE_WORKER=process), if any. */
+async function workerPidOf(server: RunningServer): Promise<number | undefined> {
+	const pid = server.process.pid as number;
+	const threads = await readdir(`/proc/${pid}/task`).catch(() => []);
+	for (const thread of threads) {
+		const children = (await readFile(`/proc/${pid}/task/${thread}/children`, "utf8").catch(() => "")).split(" ").filter(Boolean);
+		for (const child of children) {
+			const commandLine = await readFile(`/proc/${child}/cmdline`, "utf8").catch(() => "");
+			if (commandLine.includes("worker.js")) return Number(child);
+		}
+	}
+	return undefined;
+}
+
 /** Resident and peak resident memory of the server process, in MiB. */
 async function memoryOf(server: RunningServer): Promise<{ rssMiB: number; peakMiB: number }> {
 	const { rssMiB, peakMiB } = await processMemoryMiB(server.process.pid as number);
@@ -252,15 +267,13 @@ const { main, worker, parser, "index-builder": indexBuilder } = SERVER_ENTRY_POI
 await buildBundles({ main, worker, parser, "index-builder": indexBuilder }, "dist/bench-scale");
 
 // Recorded before the run, so the load average is the one the run started under.
-const run = describeRun({ stages: STAGES, queries: QUERIES, documentBytes: DOCUMENT_BYTES, vocabulary: VOCABULARY, uploadsInFlight: UPLOADS_IN_FLIGHT, searchMemoryMb: process.env.KNOWLEDGE_SEARCH_MEMORY_MB ?? "default", knowledgeWorker: WORKER_PROCESS ? "process" : "inline" });
+const run = describeRun({ stages: STAGES, queries: QUERIES, documentBytes: DOCUMENT_BYTES, vocabulary: VOCABULARY, uploadsInFlight: UPLOADS_IN_FLIGHT, searchMemoryMb: process.env.KNOWLEDGE_SEARCH_MEMORY_MB ?? "default", knowledgeWorker: INLINE_WORKER ? "inline" : "process" });
 let server: RunningServer | undefined;
-let ingestionWorker: ChildProcess | undefined;
 const health = watchHealth();
 const rows: Record<string, unknown>[] = [];
 try {
 	server = await startServer();
 	health.watch(server);
-	if (WORKER_PROCESS) ingestionWorker = spawn(process.execPath, ["--enable-source-maps", "dist/bench-scale/worker.js"], { env: serverEnvironment(0), stdio: ["ignore", "ignore", "inherit"] });
 	const { stdout } = await promisify(execFile)(
 		"npm",
 		["run", "--silent", "admin", "--", "bootstrap", "--organization", "Bench", "--workspace", "Scale", "--email", "bench@example.com", "--password", "bench password 123", "--json"],
@@ -304,6 +317,8 @@ try {
 		health.take();
 		await longestLoopDelayMs(server);
 		await takePeakMiB(server);
+		const worker = await workerPidOf(server);
+		if (worker !== undefined) await restartPeakWindow(worker);
 		const stageStart = performance.now();
 		let stageBytes = 0;
 		// Upload in rounds sized by the chunks per document seen so far, until the target is reached.
@@ -333,6 +348,8 @@ try {
 		const healthDuringIngestion = health.take();
 		const loopDelayDuringIngestion = await longestLoopDelayMs(server);
 		const peakDuringIngestion = await takePeakMiB(server);
+		// The worker that ingested (a restart of it mid-stage would show as a smaller peak).
+		const workerPeakDuringIngestion = worker === undefined ? null : round((await processMemoryMiB(worker)).peakMiB);
 		const state = await progress();
 
 		await longestLoopDelayMs(server);
@@ -389,6 +406,7 @@ try {
 			serverPeakRssMiB: Math.max(peakDuringIngestion, peakDuringFirstSearchAndBuilds, peakDuringSearches),
 			serverPeakRssDuring: { ingestionMiB: peakDuringIngestion, firstSearchAndBuildsMiB: peakDuringFirstSearchAndBuilds, searchesMiB: peakDuringSearches },
 			serverRssAfterRestartMiB: memoryAfterRestart.rssMiB,
+			workerPeakRssDuringIngestionMiB: workerPeakDuringIngestion,
 			healthzWorstMs: Math.max(healthDuringIngestion, healthDuringBuilds, healthDuringSearch, healthAfterRestart),
 			healthzWorstDuring: { ingestionMs: healthDuringIngestion, firstSearchAndBuildsMs: healthDuringBuilds, searchesMs: healthDuringSearch, restartAndFirstSearchMs: healthAfterRestart },
 		};
@@ -397,11 +415,11 @@ try {
 	}
 
 	log("");
-	log("| chunks | ingestion MB/s | first search after ingestion ms | index builds after it s | search p50 ms | search p99 ms | warm p50 / p99 ms | floor p50 / p99 ms | first search after restart ms | server RSS MiB (peak) | /healthz worst ms |");
-	log("|---|---|---|---|---|---|---|---|---|---|---|");
+	log("| chunks | ingestion MB/s | first search after ingestion ms | index builds after it s | search p50 ms | search p99 ms | warm p50 / p99 ms | floor p50 / p99 ms | first search after restart ms | server RSS MiB (peak) | worker peak RSS MiB | /healthz worst ms |");
+	log("|---|---|---|---|---|---|---|---|---|---|---|---|");
 	for (const row of rows as { [key: string]: number }[]) {
 		log(
-			`| ${row.chunks.toLocaleString("en")} | ${row.ingestionMBps} | ${row.firstSearchAfterIngestionMs} | ${row.indexBuildsAfterFirstSearchS} | ${row.searchP50Ms} | ${row.searchP99Ms} | ${row.warmSearchP50Ms} / ${row.warmSearchP99Ms} | ${row.floorSearchP50Ms} / ${row.floorSearchP99Ms} | ${row.firstSearchAfterRestartMs} | ${row.serverRssMiB} (${row.serverPeakRssMiB}) | ${row.healthzWorstMs} |`,
+			`| ${row.chunks.toLocaleString("en")} | ${row.ingestionMBps} | ${row.firstSearchAfterIngestionMs} | ${row.indexBuildsAfterFirstSearchS} | ${row.searchP50Ms} | ${row.searchP99Ms} | ${row.warmSearchP50Ms} / ${row.warmSearchP99Ms} | ${row.floorSearchP50Ms} / ${row.floorSearchP99Ms} | ${row.firstSearchAfterRestartMs} | ${row.serverRssMiB} (${row.serverPeakRssMiB}) | ${row.workerPeakRssDuringIngestionMiB ?? "-"} | ${row.healthzWorstMs} |`,
 		);
 	}
 	await writeFile(
@@ -411,11 +429,6 @@ try {
 } finally {
 	await health.stop();
 	if (server) await stopServer(server);
-	if (ingestionWorker) {
-		const exited = new Promise((resolve) => ingestionWorker?.once("exit", resolve));
-		ingestionWorker.kill("SIGTERM");
-		await exited;
-	}
 	await pool.end();
 	if (!KEEP) {
 		await database.drop();

@@ -7,6 +7,7 @@ import type { EgressSettings } from "./egress/egress";
 import type { EvaluationOptions } from "./jobs/evaluation-job";
 import { DEFAULT_KNOWLEDGE_OPTIONS, type KnowledgeOptions } from "./knowledge/options";
 import { DEFAULT_PARSING_OPTIONS } from "./knowledge/parse/parser-pool";
+import { WORKER_JOBS, type WorkerJob } from "./jobs/worker-jobs";
 import { DEFAULT_SIGN_IN_THROTTLE, type SignInThrottleOptions } from "./modules/oauth/sign-in-throttle";
 import type { SessionLifetimes } from "./modules/sessions/session-lifetimes";
 import type { OAuthOptions } from "./oauth/oauth-options";
@@ -46,7 +47,20 @@ const ZEnvironment = z.object({
 	// Rate-limit counters in Redis instead of PostgreSQL; unset: PostgreSQL.
 	REDIS_URL: z.string().url().optional(),
 	// Knowledge (docs/knowledge.md).
-	KNOWLEDGE_WORKER: z.enum(["inline", "off"]).default("inline"),
+	KNOWLEDGE_WORKER: z.enum(["process", "inline", "off"]).default("process"),
+	// What `npm run worker` runs: ingestion, evaluations or both (a comma-separated list).
+	WORKER_JOBS: z
+		.string()
+		.default("ingestion,evaluations")
+		.transform((list, context) => {
+			const jobs = list.split(",").map((job) => job.trim()).filter(Boolean);
+			const unknown = jobs.filter((job) => !(WORKER_JOBS as readonly string[]).includes(job));
+			if (unknown.length > 0 || jobs.length === 0) {
+				context.addIssue({ code: "custom", message: `a comma-separated list of ${WORKER_JOBS.join(", ")}` });
+				return z.NEVER;
+			}
+			return [...new Set(jobs)] as WorkerJob[];
+		}),
 	KNOWLEDGE_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
 	KNOWLEDGE_STORAGE_ALLOWANCE_BYTES: z.coerce.number().int().positive().default(1024 ** 3),
 	KNOWLEDGE_PROCESSING_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(600),
@@ -130,6 +144,10 @@ export interface Config {
 	evaluations: EvaluationOptions;
 	quotas: { rateLimitPerMinute: number; monthlySpendQuotaMicroUsd: number | null; mcpConnectionRequestsPerMinute: number; mcpUserRequestsPerMinute: number };
 	redisUrl: string | undefined;
+	/** KNOWLEDGE_WORKER=process: `npm start` runs one worker process beside the server (server/jobs/worker-process.ts). */
+	workerProcess: boolean;
+	/** WORKER_JOBS: what `npm run worker` runs. */
+	workerJobs: WorkerJob[];
 	http: { maxConnections: number; requestTimeoutMs: number; shutdownGraceMs: number };
 	oauth: Partial<OAuthOptions>;
 	egress: EgressSettings;
@@ -212,6 +230,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 			mcpUserRequestsPerMinute: env.MCP_USER_RATE_LIMIT_PER_MINUTE,
 		},
 		redisUrl: env.REDIS_URL,
+		workerProcess: env.KNOWLEDGE_WORKER === "process",
+		workerJobs: env.WORKER_JOBS,
 		http: {
 			maxConnections: env.HTTP_MAX_CONNECTIONS,
 			requestTimeoutMs: Math.round(env.HTTP_REQUEST_TIMEOUT_SECONDS * 1000),
@@ -244,7 +264,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 			pollIntervalSeconds: env.KNOWLEDGE_POLL_INTERVAL_SECONDS,
 		},
 		knowledge: {
-			worker: env.KNOWLEDGE_WORKER,
+			// `process`: main.ts runs the worker beside the server; this process itself does not ingest.
+			worker: env.KNOWLEDGE_WORKER === "inline" ? "inline" : "off",
 			workerConcurrency: env.KNOWLEDGE_WORKER_CONCURRENCY,
 			storageAllowanceBytes: env.KNOWLEDGE_STORAGE_ALLOWANCE_BYTES,
 			processingTimeoutSeconds: env.KNOWLEDGE_PROCESSING_TIMEOUT_SECONDS,

@@ -1,11 +1,15 @@
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "./config";
 import { resolveDatabase } from "./db/database-url";
+import { WorkerProcess } from "./jobs/worker-process";
 import { startPlatform } from "./platform";
 import { createLogger } from "./shared/logger";
 import { exitOnStartFailure, stopOnSignals, warnAboutEndOfLifeRuntime } from "./shared/process-lifecycle";
 
-/** Composition root: config -> database (embedded when DATABASE_URL is unset) -> platform. */
+/** A stopping worker finishes its documents in the server's grace, plus this, before it is killed. */
+const WORKER_STOP_MARGIN_MS = 5_000;
+
+/** Composition root: config -> database (embedded when DATABASE_URL is unset) -> platform -> its ingestion worker process (KNOWLEDGE_WORKER=process). */
 async function main() {
 	const config = loadConfig();
 	const logger = createLogger(config.logLevel);
@@ -43,10 +47,22 @@ async function main() {
 		openApiDocument: fileURLToPath(new URL("../openapi.yaml", import.meta.url)),
 	});
 	logger.info("listening", { port: config.port, publicBaseUrl: config.publicBaseUrl, ...(platform.metricsUrl ? { metrics: platform.metricsUrl } : {}) });
+	// Started once the server has migrated the database; it runs `npm run worker`'s bundle, beside this one.
+	const worker = config.workerProcess
+		? WorkerProcess.start({
+				script: fileURLToPath(new URL("./worker.js", import.meta.url)),
+				environment: { DATABASE_URL: database.url, WORKER_JOBS: "ingestion" },
+				logger,
+				stopGraceMs: config.http.shutdownGraceMs + WORKER_STOP_MARGIN_MS,
+			})
+		: undefined;
 
 	stopOnSignals(logger, async () => {
 		try {
-			await platform.close();
+			// Both wind down at once: requests drain while the worker finishes its documents.
+			const stopped = await Promise.allSettled([platform.close(), worker?.stop()]);
+			const failed = stopped.find((result) => result.status === "rejected");
+			if (failed) throw failed.reason;
 		} finally {
 			await database.stop();
 		}

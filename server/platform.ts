@@ -16,6 +16,7 @@ import { PatternEngine } from "./modules/evaluations/scorers/pattern-engine";
 import { declareIngestionQueue, INGESTION_JOB } from "./jobs/ingestion-job";
 import { startIngestionWorker, startOrphanSweeper } from "./jobs/ingestion-worker";
 import { JobQueue } from "./jobs/job-queue";
+import { WORKER_JOBS, type WorkerJob } from "./jobs/worker-jobs";
 import { VectorIndexes } from "./knowledge/index/vector-indexes";
 import { DEFAULT_KNOWLEDGE_OPTIONS, type KnowledgeOptions } from "./knowledge/options";
 import { ParserPool } from "./knowledge/parse/parser-pool";
@@ -78,6 +79,8 @@ export interface PlatformOptions {
 	openApiDocument?: string;
 	/** METRICS_PORT, METRICS_TOKEN, ACCESS_LOG (server/observability). */
 	observability?: Partial<ObservabilityOptions>;
+	/** WORKER_JOBS: what a `worker` process runs; default all of them. */
+	workerJobs?: readonly WorkerJob[];
 }
 
 /**
@@ -245,8 +248,9 @@ export async function createPlatformServices(
 			const sweeper = startOrphanSweeper(orm, services, logger);
 			closers.push(() => sweeper.stop());
 		}
-		if (role === "worker" || (role === "server" && knowledge.worker === "inline")) startIngestionWorker(orm, services, logger, observability.metrics, observability.tracing);
-		if (role === "worker" || (role === "server" && evaluations.worker === "inline")) {
+		const workerJobs = new Set(options.workerJobs ?? WORKER_JOBS);
+		if ((role === "worker" && workerJobs.has("ingestion")) || (role === "server" && knowledge.worker === "inline")) startIngestionWorker(orm, services, logger, observability.metrics, observability.tracing);
+		if ((role === "worker" && workerJobs.has("evaluations")) || (role === "server" && evaluations.worker === "inline")) {
 			// Registered after the job queue's second registration: running runs wind down before the providers and traces they use close.
 			const evaluationWorker = startEvaluationWorker(services, evaluations, logger);
 			closers.push(() => evaluationWorker.stop());

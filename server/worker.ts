@@ -26,17 +26,30 @@ async function main() {
 			quotas: config.quotas,
 			redisUrl: config.redisUrl,
 			egress: config.egress,
+			workerJobs: config.workerJobs,
 		},
 		"worker",
 	);
-	logger.info("worker started", { knowledgeConcurrency: config.knowledge.workerConcurrency, evaluationConcurrency: config.evaluations.workerConcurrency });
-	stopOnSignals(logger, async () => {
+	logger.info("worker started", { jobs: config.workerJobs, knowledgeConcurrency: config.knowledge.workerConcurrency, evaluationConcurrency: config.evaluations.workerConcurrency });
+	const stop = async () => {
 		try {
 			await platform.close();
 		} finally {
 			await database.stop();
 		}
-	});
+	};
+	stopOnSignals(logger, stop);
+	// Started by a server (KNOWLEDGE_WORKER=process): a server that dies without stopping it closes
+	// this channel, and the worker winds down rather than outliving it.
+	if (process.send) {
+		const orphaned = () => process.kill(process.pid, "SIGTERM");
+		// It may have died while this one was starting.
+		if (!process.connected) orphaned();
+		else {
+			process.channel?.unref();
+			process.once("disconnect", orphaned);
+		}
+	}
 }
 
 main().catch(exitOnStartFailure);

@@ -4,7 +4,7 @@ import type { S3StorageOptions } from "./storage/s3-storage";
 
 /** Knowledge settings the composition root reads from the environment (see docs/knowledge.md). */
 export interface KnowledgeOptions {
-	/** `inline`: this process also runs ingestion jobs; `off`: only `npm run worker` processes do. */
+	/** `inline`: this process also runs ingestion jobs; `off`: only worker processes do (KNOWLEDGE_WORKER=process starts one beside the server). */
 	worker: "inline" | "off";
 	/** Ingestion jobs one process runs at a time. */
 	workerConcurrency: number;

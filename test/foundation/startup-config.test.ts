@@ -88,3 +88,21 @@ describe("sign-in settings", () => {
 		expect(() => loadConfig({ ...base, PASSWORD_HASH_CONCURRENCY: "0" })).toThrow("PASSWORD_HASH_CONCURRENCY");
 	});
 });
+
+describe("worker settings", () => {
+	const base = { SECRET_KEY: "x".repeat(32) };
+
+	it("by default npm start runs a worker process beside the server, which itself does not ingest; inline and off are kept", () => {
+		expect(loadConfig(base)).toMatchObject({ workerProcess: true, knowledge: { worker: "off" } });
+		expect(loadConfig({ ...base, KNOWLEDGE_WORKER: "inline" })).toMatchObject({ workerProcess: false, knowledge: { worker: "inline" } });
+		expect(loadConfig({ ...base, KNOWLEDGE_WORKER: "off" })).toMatchObject({ workerProcess: false, knowledge: { worker: "off" } });
+	});
+
+	it("WORKER_JOBS takes ingestion, evaluations or both, and refuses anything else by name", () => {
+		expect(loadConfig(base).workerJobs).toEqual(["ingestion", "evaluations"]);
+		expect(loadConfig({ ...base, WORKER_JOBS: " evaluations " }).workerJobs).toEqual(["evaluations"]);
+		for (const bad of ["ingestion,grading", "", ","]) {
+			expect(() => loadConfig({ ...base, WORKER_JOBS: bad })).toThrow(/WORKER_JOBS: a comma-separated list of ingestion, evaluations/);
+		}
+	});
+});
