@@ -52,15 +52,9 @@ const ZEnvironment = z.object({
 	WORKER_JOBS: z
 		.string()
 		.default("ingestion,evaluations")
-		.transform((list, context) => {
-			const jobs = list.split(",").map((job) => job.trim()).filter(Boolean);
-			const unknown = jobs.filter((job) => !(WORKER_JOBS as readonly string[]).includes(job));
-			if (unknown.length > 0 || jobs.length === 0) {
-				context.addIssue({ code: "custom", message: `a comma-separated list of ${WORKER_JOBS.join(", ")}` });
-				return z.NEVER;
-			}
-			return [...new Set(jobs)] as WorkerJob[];
-		}),
+		.transform((list) => [...new Set(list.split(",").map((job) => job.trim()).filter(Boolean))])
+		.refine((jobs) => jobs.length > 0 && jobs.every((job) => (WORKER_JOBS as readonly string[]).includes(job)), `a comma-separated list of ${WORKER_JOBS.join(", ")}`)
+		.transform((jobs) => jobs as WorkerJob[]),
 	KNOWLEDGE_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
 	KNOWLEDGE_STORAGE_ALLOWANCE_BYTES: z.coerce.number().int().positive().default(1024 ** 3),
 	KNOWLEDGE_PROCESSING_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(600),
