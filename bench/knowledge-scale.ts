@@ -62,6 +62,7 @@ const SECRET_KEY = "bench-scale-secret-key-0123456789abcdef0123";
 const METRICS_TOKEN = "bench-scale-metrics-token-0123456789";
 const KEEP = process.env.BENCH_KEEP;
 const INLINE_WORKER = process.env.BENCH_KNOWLEDGE_WORKER === "inline";
+const PRESIGNED_UPLOADS = process.env.BENCH_UPLOAD === "presigned";
 const log = (message: string) => process.stdout.write(`${message}\n`);
 
 if (!process.env.TEST_DATABASE_URL && process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
@@ -263,8 +264,8 @@ function watchHealth() {
 
 // The server runs as `npm start` runs it: bundled ahead, not through tsx (whose loader every
 // index-builder thread would start again: about a second per thread under tsx).
-const { main, worker, parser, "index-builder": indexBuilder } = SERVER_ENTRY_POINTS;
-await buildBundles({ main, worker, parser, "index-builder": indexBuilder }, "dist/bench-scale");
+const { main, worker, parser, "index-builder": indexBuilder, "body-thread": bodyThread } = SERVER_ENTRY_POINTS;
+await buildBundles({ main, worker, parser, "index-builder": indexBuilder, "body-thread": bodyThread }, "dist/bench-scale");
 
 // Recorded before the run, so the load average is the one the run started under.
 const run = describeRun({ stages: STAGES, queries: QUERIES, documentBytes: DOCUMENT_BYTES, vocabulary: VOCABULARY, uploadsInFlight: UPLOADS_IN_FLIGHT, searchMemoryMb: process.env.KNOWLEDGE_SEARCH_MEMORY_MB ?? "default", knowledgeWorker: INLINE_WORKER ? "inline" : "process" });
@@ -303,6 +304,16 @@ try {
 		await api("GET", `/knowledge/sources/${source}/search?${new URLSearchParams({ query, topK: "5" })}`);
 		return performance.now() - start;
 	};
+	// The presigned flow: the document, the bytes PUT to the URL it names (the server's own, with local-disk storage), then complete.
+	const uploadPresigned = async (filename: string, bytes: Buffer) => {
+		const { document, upload } = (await api("POST", `/knowledge/sources/${sourceId}/documents`, { filename, contentType: "text/plain", byteSize: bytes.length })) as {
+			document: { id: string };
+			upload: { url: string; headers: Record<string, string> };
+		};
+		const put = await fetchWithAgent(upload.url, { dispatcher: patient, method: "PUT", headers: upload.headers, body: bytes });
+		if (!put.ok) throw new Error(`PUT ${filename}: ${put.status} ${await put.text()}`);
+		return api("POST", `/knowledge/sources/${sourceId}/documents/${document.id}/complete`);
+	};
 	const progress = async () => {
 		const { rows: [row] } = await pool.query<{ ready: string; failed: string; chunks: string; total: string }>(
 			`select count(*) filter (where status = 'READY') as ready, count(*) filter (where status = 'FAILED') as failed,
@@ -330,10 +341,8 @@ try {
 			for (const index of batch) {
 				const text = generateDocument();
 				stageBytes += text.length;
-				const upload = api("POST", `/knowledge/sources/${sourceId}/documents/upload`, {
-					filename: `part-${uploadedBytes + stageBytes}-${index}.txt`,
-					contentBase64: Buffer.from(text).toString("base64"),
-				});
+				const filename = `part-${uploadedBytes + stageBytes}-${index}.txt`;
+				const upload = PRESIGNED_UPLOADS ? uploadPresigned(filename, Buffer.from(text)) : api("POST", `/knowledge/sources/${sourceId}/documents/upload`, { filename, contentBase64: Buffer.from(text).toString("base64") });
 				inFlight.add(upload);
 				upload.finally(() => inFlight.delete(upload));
 				if (inFlight.size >= UPLOADS_IN_FLIGHT) await Promise.race(inFlight);

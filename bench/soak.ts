@@ -77,7 +77,7 @@ const operatorServices = await createPlatformServices(
 	"cli",
 );
 // The parser processes and index threads are forked from beside the bundle, as in dist/.
-await buildBundles({ "runtime-server": "bench/runtime-server.ts", parser: SERVER_ENTRY_POINTS.parser, "index-builder": SERVER_ENTRY_POINTS["index-builder"] }, "dist/bench");
+await buildBundles({ "runtime-server": "bench/runtime-server.ts", parser: SERVER_ENTRY_POINTS.parser, "index-builder": SERVER_ENTRY_POINTS["index-builder"], "body-thread": SERVER_ENTRY_POINTS["body-thread"] }, "dist/bench");
 const server: ChildProcess = spawn(process.execPath, ["dist/bench/runtime-server.js"], {
 	env: { ...process.env, DATABASE_URL: database.url, SECRET_KEY, LOG_LEVEL: "error", METRICS_PORT: "0" },
 	stdio: ["ignore", "pipe", "inherit"],

@@ -17,7 +17,8 @@ import { brotliCompress, constants as zlib, gzip } from "node:zlib";
 
 /**
  * `parser`: the parser processes' entry (server/knowledge/parse/parser-pool.ts forks dist/parser.js);
- * `index-builder`: the search index threads' (server/knowledge/index/index-builder-pool.ts).
+ * `index-builder`: the search index threads' (server/knowledge/index/index-builder-pool.ts);
+ * `body-thread`: the thread that parses direct uploads' bodies (server/http/body-thread.ts).
  */
 export const SERVER_ENTRY_POINTS = {
 	main: "server/main.ts",
@@ -25,6 +26,7 @@ export const SERVER_ENTRY_POINTS = {
 	admin: "scripts/admin.ts",
 	parser: "server/knowledge/parse/parser-process.ts",
 	"index-builder": "server/knowledge/index/index-builder-thread.ts",
+	"body-thread": "server/http/body-thread-entry.ts",
 };
 
 /**

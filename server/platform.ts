@@ -277,20 +277,22 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 	const { services, close } = await createPlatformServices({ ...options, publicBaseUrl: () => publicBaseUrl }, "server");
 	try {
 		// Loaded here, not at the top: the worker and the operator CLI build the same services without HTTP.
-		const [{ createRequestListener }, { createHttpServer, closeHttpServer, DEFAULT_HTTP_LIMITS }, { createOAuthEndpoints }, { createMcpServer }, { dashboardRoutes, uploadOriginOf }, { startMetricsListener }] = await Promise.all([
+		const [{ createRequestListener }, { createHttpServer, closeHttpServer, DEFAULT_HTTP_LIMITS }, { createOAuthEndpoints }, { createMcpServer }, { dashboardRoutes, uploadOriginOf }, { startMetricsListener }, { BodyThread }] = await Promise.all([
 			import("./http/app"),
 			import("./http/http-server"),
 			import("./http/oauth-endpoints"),
 			import("./mcp/create-mcp-server"),
 			import("./http/web-assets"),
 			import("./http/metrics-endpoint"),
+			import("./http/body-thread"),
 		]);
 		const oauth = createOAuthEndpoints(services, options.oauth ?? {}, (context, request) => createMcpServer(context, request));
 		const dashboard = dashboardRoutes(options.webDirectory, services.logger, () => {
 			const origin = uploadOriginOf(services.settings.knowledge.storage, publicBaseUrl);
 			return origin ? [origin] : [];
 		});
-		const server = createHttpServer(createRequestListener(services, oauth, dashboard, { openApiDocument: options.openApiDocument ?? resolve("openapi.yaml") }), options.http, services.logger).listen(options.port, options.host ?? "0.0.0.0");
+		const bodies = new BodyThread();
+		const server = createHttpServer(createRequestListener(services, oauth, dashboard, { openApiDocument: options.openApiDocument ?? resolve("openapi.yaml") }, bodies), options.http, services.logger).listen(options.port, options.host ?? "0.0.0.0");
 		await once(server, "listening");
 		const { port } = server.address() as AddressInfo;
 		publicBaseUrl ||= `http://localhost:${port}`;
@@ -312,6 +314,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 				await closeHttpServer(server, options.http?.shutdownGraceMs ?? DEFAULT_HTTP_LIMITS.shutdownGraceMs, () => services.generations.stopAll());
 				await oauth.close();
 				await metrics?.close();
+				await bodies.close();
 				await close();
 			},
 		};

@@ -1,3 +1,4 @@
+import type { BodyThread } from "./body-thread";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { PlatformServices } from "../modules/platform-services";
 import { createRouter } from "./router";
@@ -24,9 +25,11 @@ export function createRequestListener(
 	oauth: OAuthEndpoints,
 	dashboard: RawRoute[],
 	reference: { openApiDocument: string },
+	bodies: BodyThread,
 ): (request: IncomingMessage, response: ServerResponse) => void {
 	return createRouter(
 		services,
+		bodies,
 		[...runtimeRoutes(), ...openAiCompatibleRoutes(), ...knowledgeRoutes(), ...healthRoutes(), ...managementRoutes()],
 		[...metricsRoutes(services), ...apiReferenceRoutes(reference), ...oauth.routes, uploadsRoute(services), ...dashboard],
 	);

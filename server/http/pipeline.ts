@@ -9,7 +9,8 @@ import { deleteExpiredRateLimitWindows, type RequestBudget } from "../modules/qu
 import { AppError, type FieldIssue } from "../shared/app-error";
 import type { ApiKeyPrincipal } from "../shared/principal";
 import { answerIdempotently } from "./middleware/idempotency";
-import { readJsonBody } from "./middleware/json-body";
+import type { BodyThread } from "./body-thread";
+import { type DecodedBase64Field, readBodyBytes, readJsonBody } from "./middleware/json-body";
 import { sendJson } from "./middleware/errors";
 import { assignRequestId } from "./middleware/request-id";
 import { unstorableTextFields, zodErrorToFields } from "../shared/request-fields";
@@ -36,6 +37,8 @@ export interface RouteCall {
 	params: Record<string, unknown>;
 	query: Record<string, unknown>;
 	body: unknown;
+	/** Routes whose body carries a file as base64 (metadata.bodyLimit): that field decoded off the event loop; the body holds "" in its place. */
+	decodedBase64?: DecodedBase64Field;
 }
 
 export interface RouteDefinition {
@@ -70,6 +73,7 @@ export interface Exchange {
 	session?: LiveSession;
 	context?: UseCaseContext;
 	rawBody?: unknown;
+	decodedBase64?: DecodedBase64Field;
 	params: Record<string, unknown>;
 	query: Record<string, unknown>;
 	body?: unknown;
@@ -81,6 +85,7 @@ type Step = (exchange: Exchange, services: PlatformServices, state: PipelineStat
 
 interface PipelineState {
 	meteredRequests: number;
+	bodies: BodyThread;
 }
 
 const schemaOf = (value: unknown) => (value && typeof (value as ZodTypeAny).safeParse === "function" ? (value as ZodTypeAny) : undefined);
@@ -135,8 +140,8 @@ export async function runPipeline(exchange: Exchange, services: PlatformServices
 	}
 }
 
-export function createPipelineState(): PipelineState {
-	return { meteredRequests: 0 };
+export function createPipelineState(bodies: BodyThread): PipelineState {
+	return { meteredRequests: 0, bodies };
 }
 
 function assignRequestIdStep(exchange: Exchange): void {
@@ -219,9 +224,18 @@ function countRefusal(error: unknown, services: PlatformServices): unknown {
 	return error;
 }
 
-function readBody(exchange: Exchange): void | Promise<void> {
+function readBody(exchange: Exchange, _services: PlatformServices, state: PipelineState): void | Promise<void> {
 	if (!exchange.route.schemas.body) return;
-	return readJsonBody(exchange.request, exchange.route.metadata.bodyLimit).then((body) => {
+	const { bodyLimit } = exchange.route.metadata;
+	if (bodyLimit) {
+		return readBodyBytes(exchange.request, bodyLimit)
+			.then((bytes) => state.bodies.parseDecodingBase64(bytes, bodyLimit.field))
+			.then(({ value, decoded }) => {
+				exchange.rawBody = value;
+				exchange.decodedBase64 = decoded;
+			});
+	}
+	return readJsonBody(exchange.request).then((body) => {
 		exchange.rawBody = body;
 	});
 }
@@ -266,7 +280,10 @@ function parseQuery(url: string): Record<string, string> {
 async function claimIdempotencyKey(exchange: Exchange, services: PlatformServices): Promise<void | typeof ANSWERED> {
 	const key = exchange.request.headers["idempotency-key"];
 	if (!exchange.route.metadata.idempotent || typeof key !== "string" || !exchange.principal) return;
-	const input = { requestId: exchange.requestId, workspaceId: exchange.principal.workspaceId, key, method: exchange.route.definition.route.method, path: exchange.path, body: exchange.body };
+	// A decoded field counts by the digest of its text: the same file sent again is the same request.
+	const decoded = exchange.decodedBase64;
+	const body = decoded && exchange.body && typeof exchange.body === "object" ? { ...exchange.body, [decoded.field]: `sha256:${decoded.sha256}` } : exchange.body;
+	const input = { requestId: exchange.requestId, workspaceId: exchange.principal.workspaceId, key, method: exchange.route.definition.route.method, path: exchange.path, body };
 	if (await answerIdempotently(services, input, exchange.response)) return ANSWERED;
 }
 
@@ -280,6 +297,7 @@ async function runHandler(exchange: Exchange): Promise<void> {
 		params: exchange.params,
 		query: exchange.query,
 		body: exchange.body,
+		decodedBase64: exchange.decodedBase64,
 	});
 	exchange.result = result;
 	if (result !== ANSWERED) sendJson(exchange.response, result.status, result.body);

@@ -6,6 +6,7 @@ import { renderErrorPage } from "../oauth/pages/error-page";
 import { sendPage } from "../oauth/pages/forms";
 import { respondWithError, sendError } from "./middleware/errors";
 import { assignRequestId } from "./middleware/request-id";
+import type { BodyThread } from "./body-thread";
 import { compileRoute, createPipelineState, type Exchange, type RouteDefinition, runPipeline } from "./pipeline";
 import type { RawRoute } from "./raw-route";
 import type { RequestTrace } from "../observability/tracing-types";
@@ -43,9 +44,14 @@ function matcherOf(definition: RouteDefinition): MatchedRoute {
  * dashboard's pages and assets), then 404 in the envelope. One matcher, one place where a request
  * gets its id and its failures their answer.
  */
-export function createRouter(services: PlatformServices, definitions: RouteDefinition[], rawRoutes: readonly RawRoute[]): (request: IncomingMessage, response: ServerResponse) => void {
+export function createRouter(
+	services: PlatformServices,
+	bodies: BodyThread,
+	definitions: RouteDefinition[],
+	rawRoutes: readonly RawRoute[],
+): (request: IncomingMessage, response: ServerResponse) => void {
 	const routes = definitions.map(matcherOf);
-	const state = createPipelineState();
+	const state = createPipelineState(bodies);
 	const { logger } = services;
 	const observe = observeRequests(services);
 	const { tracing } = services.observability;

@@ -23,7 +23,12 @@ export function knowledgeRoutes(): RouteDefinition[] {
 		contractRoute(k.deleteSource, async ({ context, params }) => ({ status: 200, body: await deleteKnowledgeSource(context, params) })),
 		contractRoute(k.listDocuments, async ({ context, params, query }) => ({ status: 200, body: await listKnowledgeDocuments(context, { ...params, ...query }) })),
 		contractRoute(k.getDocument, async ({ context, params }) => ({ status: 200, body: await getKnowledgeDocument(context, params) })),
-		contractRoute(k.uploadDocument, async ({ context, params, body }) => ({ status: 201, body: await uploadKnowledgeDocument(context, { ...params, ...body }) })),
+		contractRoute(k.uploadDocument, async ({ context, params, body, decodedBase64 }) => {
+			// The pipeline decoded the file off the event loop (pipeline.ts, readBody); the body holds "" in its place.
+			const { contentBase64, ...rest } = body;
+			const content = decodedBase64 ? { decodedBase64: decodedBase64.bytes } : { contentBase64 };
+			return { status: 201, body: await uploadKnowledgeDocument(context, { ...params, ...rest, ...content }) };
+		}),
 		contractRoute(k.createDocumentUpload, async ({ context, params, body }) => ({ status: 201, body: await createKnowledgeDocumentUpload(context, { ...params, ...body }) })),
 		contractRoute(k.completeDocumentUpload, async ({ context, params }) => ({ status: 200, body: await completeKnowledgeDocumentUpload(context, params) })),
 		contractRoute(k.retryDocument, async ({ context, params }) => ({ status: 200, body: await retryKnowledgeDocument(context, params) })),

@@ -1,6 +1,5 @@
-import { basename, dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
+import { threadEntry } from "../../shared/thread-entry";
 import { GraphSearchThread } from "./graph-search-thread";
 import type { InvertedLexicon, LexiconPairs, LexiconTransfer } from "./lexical-index";
 import type { MatrixTransfer } from "./vector-cache";
@@ -101,23 +100,6 @@ interface Job {
 }
 
 /**
- * Where the thread's entry is: `index-builder.js` at the root of the bundle, or under tsx (tests,
- * scripts) the source beside this file, loaded once tsx is registered in the thread (a thread's
- * `execArgv` cannot: `--import` is not applied to it on Node 20); tsx resolves from the working
- * directory, as the parser processes' `--import tsx` does.
- */
-function builderThreadEntry(moduleUrl: string): { code: string | URL; eval: boolean } {
-	const here = fileURLToPath(moduleUrl);
-	if (here.endsWith(".ts")) {
-		const entry = pathToFileURL(join(dirname(here), "index-builder-thread.ts")).href;
-		return { code: `import("tsx/esm/api").then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`, eval: true };
-	}
-	// scripts/build.ts puts shared code in dist/chunks/ and entry points in dist/.
-	const directory = dirname(here);
-	return { code: pathToFileURL(join(basename(directory) === "chunks" ? dirname(directory) : directory, "index-builder.js")), eval: false };
-}
-
-/**
  * Threads that read a source's chunks from PostgreSQL (streamed, a page of rows at a time, on a
  * connection of their own) and build its search structures, handing them back as transferred
  * typed arrays: the API's event loop never reads a whole source, builds an index or re-inverts
@@ -133,7 +115,7 @@ export class IndexBuilderPool {
 	private running = 0;
 	private nextId = 0;
 	private closed = false;
-	private readonly entry = builderThreadEntry(import.meta.url);
+	private readonly entry = threadEntry(import.meta.url, "index-builder-thread.ts", "index-builder");
 	/** The thread the HNSW graphs are viewed and searched on (not one of the pool's: it never waits for a build). */
 	readonly graphs = new GraphSearchThread(() => this.spawnThread("graph-search"));
 	/** Tasks completed, by kind; for operators, the benchmark and tests. */

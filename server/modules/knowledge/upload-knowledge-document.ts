@@ -11,16 +11,23 @@ import { findKnowledgeSource } from "./find-knowledge-records";
 import { presentKnowledgeDocument } from "./present";
 import { ensureStorageAllowance } from "./storage-allowance";
 
+/**
+ * The file as the caller sent it, in base64, or already decoded by the transport (HTTP decodes a
+ * direct upload's body off the event loop): null when it did not decode. Either way the errors
+ * name `contentBase64`, the field the caller filled.
+ */
+export type UploadedContent = { contentBase64: string } | { decodedBase64: Buffer | null };
+
 /** Direct upload: bytes in the request, stored, then ingestion enqueued with the document's creation. */
 export async function uploadKnowledgeDocument(
 	context: UseCaseContext,
-	input: { workspaceId?: string; sourceId: string; filename: string; contentBase64: string; contentType?: string },
+	input: { workspaceId?: string; sourceId: string; filename: string; contentType?: string } & UploadedContent,
 ): Promise<TKnowledgeDocument> {
 	const { em, services } = context;
 	const workspaceId = await authorizeWorkspace(context, "knowledge:write", input.workspaceId);
 	const source = await findKnowledgeSource(em, workspaceId, input.sourceId);
 	const type = resolveDocumentType(input.filename, input.contentType);
-	const bytes = decodeBase64(input.contentBase64);
+	const bytes = "decodedBase64" in input ? input.decodedBase64 : decodeBase64(input.contentBase64);
 	if (!bytes) throw AppError.validation([{ field: "contentBase64", issue: "Not valid base64" }], "contentBase64 does not decode");
 	if (bytes.length > MAX_DIRECT_UPLOAD_BYTES) {
 		throw AppError.validation(
