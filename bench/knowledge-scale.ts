@@ -18,7 +18,7 @@
  * during the ingestion, the first search, the builds and the searches (a slow /healthz with a
  * short delay waited for something else than the event loop: the database, the machine).
  *
- * `--max-chunks 100000` stops after the first stage (the 1,000,000-chunk stage ingests about
+ * `--stages 20000,60000` runs stages of those sizes instead. `--max-chunks 100000` stops after the first stage (the 1,000,000-chunk stage ingests about
  * 2 GB and takes most of an hour on a 2-core machine). The server runs with the default settings
  * (KNOWLEDGE_SEARCH_MEMORY_MB and the rest, from this process's environment) except the rate
  * limit (off) and the storage allowance (raised to hold the corpus).
@@ -53,7 +53,9 @@ const argument = (name: string) => {
 };
 const MAX_CHUNKS = Number(argument("--max-chunks") ?? 1_000_000);
 // A smaller --max-chunks than the first stage is one stage of that size (a quick check of the bench itself).
-const STAGES = MAX_CHUNKS < 100_000 ? [MAX_CHUNKS] : [100_000, 1_000_000].filter((stage) => stage <= MAX_CHUNKS);
+// `--stages 20000,60000`: stages of one's choosing (a quick look at what growing a source that is already loaded costs).
+const STAGES = argument("--stages")?.split(",").map(Number) ?? (MAX_CHUNKS < 100_000 ? [MAX_CHUNKS] : [100_000, 1_000_000].filter((stage) => stage <= MAX_CHUNKS));
+if (STAGES.some((stage, index) => !Number.isInteger(stage) || stage < 1 || stage <= (STAGES[index - 1] ?? 0))) throw new Error("--stages: chunk counts, growing");
 const QUERIES = 200;
 const DOCUMENT_BYTES = 1024 * 1024;
 const VOCABULARY = 50_000;
