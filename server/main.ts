@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "./config";
 import { resolveDatabase } from "./db/database-url";
+import { migrateDatabase } from "./db/orm";
 import { WorkerProcess } from "./jobs/worker-process";
 import { startPlatform } from "./platform";
 import { createLogger } from "./shared/logger";
@@ -9,7 +10,7 @@ import { exitOnStartFailure, stopOnSignals, warnAboutEndOfLifeRuntime } from "./
 /** A stopping worker finishes its documents in the server's grace, plus this, before it is killed. */
 const WORKER_STOP_MARGIN_MS = 5_000;
 
-/** Composition root: config -> database (embedded when DATABASE_URL is unset) -> platform -> its ingestion worker process (KNOWLEDGE_WORKER=process). */
+/** Composition root: config -> database (embedded when DATABASE_URL is unset) -> its ingestion worker process (KNOWLEDGE_WORKER=process) -> platform. */
 async function main() {
 	const config = loadConfig();
 	const logger = createLogger(config.logLevel);
@@ -21,6 +22,17 @@ async function main() {
 		log: (message) => logger.info(message),
 	});
 	if (database.embedded) logger.info("embedded PostgreSQL started", { dataDirectory: config.dataDirectory });
+	// Started before the server, so that it boots while the server does, not during the server's first requests;
+	// the database is migrated first, as two processes migrating a new database at once would race.
+	if (config.workerProcess) await migrateDatabase(database.url);
+	const worker = config.workerProcess
+		? WorkerProcess.start({
+				script: fileURLToPath(new URL("./worker.js", import.meta.url)),
+				environment: { DATABASE_URL: database.url, WORKER_JOBS: "ingestion" },
+				logger,
+				stopGraceMs: config.http.shutdownGraceMs + WORKER_STOP_MARGIN_MS,
+			})
+		: undefined;
 	const platform = await startPlatform({
 		databaseUrl: database.url,
 		secretKey: config.secretKey,
@@ -47,15 +59,6 @@ async function main() {
 		openApiDocument: fileURLToPath(new URL("../openapi.yaml", import.meta.url)),
 	});
 	logger.info("listening", { port: config.port, publicBaseUrl: config.publicBaseUrl, ...(platform.metricsUrl ? { metrics: platform.metricsUrl } : {}) });
-	// Started once the server has migrated the database; it runs `npm run worker`'s bundle, beside this one.
-	const worker = config.workerProcess
-		? WorkerProcess.start({
-				script: fileURLToPath(new URL("./worker.js", import.meta.url)),
-				environment: { DATABASE_URL: database.url, WORKER_JOBS: "ingestion" },
-				logger,
-				stopGraceMs: config.http.shutdownGraceMs + WORKER_STOP_MARGIN_MS,
-			})
-		: undefined;
 
 	stopOnSignals(logger, async () => {
 		try {

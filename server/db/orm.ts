@@ -20,6 +20,12 @@ export function ormOptions(clientUrl: string) {
 	};
 }
 
+/** Brings the schema up to date, and lets go of the connections. */
+export async function migrateDatabase(clientUrl: string): Promise<void> {
+	const orm = await openDatabase(clientUrl);
+	await orm.close();
+}
+
 export async function openDatabase(clientUrl: string, options: { migrate?: boolean } = {}): Promise<Orm> {
 	const orm = await MikroORM.init(ormOptions(clientUrl));
 	if (options.migrate !== false) await orm.getMigrator().up();
