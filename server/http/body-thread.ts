@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import { AnsweringThread } from "../shared/answering-thread";
 import { AppError } from "../shared/app-error";
 import { threadEntry } from "../shared/thread-entry";
 import type { DecodedBase64Field } from "./middleware/json-body";
@@ -14,11 +15,6 @@ export type BodyReply =
 	| { id: number; value: unknown; decoded?: { field: string; bytes: ArrayBuffer | null; sha256: string } }
 	/** Not JSON (or not an object or array at the top): the message the client gets. */
 	| { id: number; invalid: string };
-
-interface Pending {
-	resolve(reply: BodyReply): void;
-	reject(error: Error): void;
-}
 
 /**
  * `bytes` as an ArrayBuffer that may be moved to another thread: its own when it spans all of it,
@@ -45,61 +41,23 @@ const THREAD_HEAP_MEGABYTES = 256;
  * with the first such body and again if it ever dies; idle, it keeps no process alive.
  */
 export class BodyThread {
-	private worker: Worker | null = null;
-	private readonly pending = new Map<number, Pending>();
 	private readonly entry = threadEntry(import.meta.url, "body-thread-entry.ts", "body-thread");
-	private nextRequest = 0;
-	private closed = false;
+	private readonly thread = new AnsweringThread<BodyRequest, BodyReply>({
+		name: "The body thread",
+		spawn: () => new Worker(this.entry.code, { eval: this.entry.eval, resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MEGABYTES } }),
+		idOf: (reply) => reply.id,
+	});
 
 	/** The JSON in `bytes`, with the string at `field` decoded from base64 and replaced by "" (see parseJsonBodyDecodingBase64). */
 	async parseDecodingBase64(bytes: Buffer, field: string): Promise<{ value: unknown; decoded?: DecodedBase64Field }> {
-		if (this.closed) throw new AppError("INTERNAL_ERROR", "The server is stopping");
 		const moved = movableCopyOf(bytes);
-		const worker = this.thread();
-		const id = ++this.nextRequest;
-		const reply = await new Promise<BodyReply>((resolve, reject) => {
-			this.pending.set(id, { resolve, reject });
-			worker.ref();
-			worker.postMessage({ id, bytes: moved, field } satisfies BodyRequest, [moved]);
-		});
+		const reply = await this.thread.ask((id) => ({ id, bytes: moved, field }), [moved]);
 		if ("invalid" in reply) throw new AppError("INVALID_REQUEST", reply.invalid);
 		const decoded = reply.decoded && { field: reply.decoded.field, bytes: reply.decoded.bytes && Buffer.from(reply.decoded.bytes), sha256: reply.decoded.sha256 };
 		return { value: reply.value, decoded };
 	}
 
-	async close(): Promise<void> {
-		this.closed = true;
-		const worker = this.worker;
-		this.worker = null;
-		this.failPending(new Error("The body thread is closed"));
-		await worker?.terminate();
-	}
-
-	private thread(): Worker {
-		if (this.worker) return this.worker;
-		const worker = new Worker(this.entry.code, { eval: this.entry.eval, resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MEGABYTES } });
-		this.worker = worker;
-		worker.unref();
-		worker.on("message", (reply: BodyReply) => {
-			const pending = this.pending.get(reply.id);
-			if (!pending) return;
-			this.pending.delete(reply.id);
-			if (this.pending.size === 0) worker.unref();
-			pending.resolve(reply);
-		});
-		const lost = (error: Error) => {
-			if (this.worker !== worker) return;
-			this.worker = null;
-			this.failPending(error);
-		};
-		worker.on("error", lost);
-		worker.on("exit", (code) => lost(new Error(`The body thread stopped (exit code ${code})`)));
-		return worker;
-	}
-
-	private failPending(error: Error): void {
-		const pending = [...this.pending.values()];
-		this.pending.clear();
-		for (const { reject } of pending) reject(error);
+	close(): Promise<void> {
+		return this.thread.close();
 	}
 }

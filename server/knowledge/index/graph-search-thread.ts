@@ -1,14 +1,10 @@
 import type { Worker } from "node:worker_threads";
+import { AnsweringThread } from "../../shared/answering-thread";
 import type { GraphDescription, GraphHits, GraphReply, GraphRequest } from "./graph-views";
 
 /** A generation's graph viewed on the graph-search thread; when it is no longer reachable, the thread lets the graph go. */
 export interface ViewedGraphHandle {
 	readonly graph: number;
-}
-
-interface Pending {
-	resolve(reply: GraphReply): void;
-	reject(error: Error): void;
 }
 
 /**
@@ -22,19 +18,26 @@ interface Pending {
  * still hold a replaced one, so there is no explicit close).
  */
 export class GraphSearchThread {
-	private worker: Worker | null = null;
-	private readonly pending = new Map<number, Pending>();
+	private readonly thread: AnsweringThread<GraphRequest, GraphReply>;
 	/** What each held graph was viewed from: viewed again by a new thread. */
 	private readonly held = new Map<number, GraphDescription>();
 	private nextGraph = 0;
-	private nextRequest = 0;
-	private closed = false;
 	private readonly released = new FinalizationRegistry<number>((graph) => this.release(graph));
 	/** Searches answered, and of those, answered by the int8 columns' exact scan; for tests and operators. */
 	searches = 0;
 	columnScans = 0;
 
-	constructor(private readonly spawn: () => Worker) {}
+	constructor(spawn: () => Worker) {
+		this.thread = new AnsweringThread({
+			name: "The graph-search thread",
+			spawn,
+			idOf: (reply) => reply.request,
+			// A new thread views again what the lost one held, before anything else is asked of it.
+			onStart: (worker) => {
+				for (const [graph, description] of this.held) worker.postMessage({ graph, op: "view", request: 0, description } satisfies GraphRequest);
+			},
+		});
+	}
 
 	/** Views the generation's graph on the thread; `owner` holds the handle, and the graph is let go once `owner` is collected. */
 	async view(owner: object, description: GraphDescription): Promise<ViewedGraphHandle> {
@@ -55,61 +58,18 @@ export class GraphSearchThread {
 		return reply;
 	}
 
-	async close(): Promise<void> {
-		this.closed = true;
-		const worker = this.worker;
-		this.worker = null;
-		this.failPending(new Error("The graph-search thread is closed"));
-		await worker?.terminate();
+	close(): Promise<void> {
+		return this.thread.close();
 	}
 
 	private release(graph: number): void {
 		if (!this.held.delete(graph)) return;
-		this.worker?.postMessage({ graph, op: "close" } satisfies GraphRequest);
+		this.thread.tell({ graph, op: "close" } satisfies GraphRequest);
 	}
 
-	private ask(request: (id: number) => GraphRequest): Promise<GraphReply> {
-		if (this.closed) return Promise.reject(new Error("The graph-search thread is closed"));
-		const worker = this.thread();
-		const id = ++this.nextRequest;
-		return new Promise<GraphReply>((resolve, reject) => {
-			this.pending.set(id, { resolve, reject });
-			// Kept alive only while it owes an answer: an idle thread never holds a finished process open.
-			worker.ref();
-			worker.postMessage(request(id));
-		}).then((reply) => {
-			if ("failure" in reply) throw new Error(reply.failure);
-			return reply;
-		});
-	}
-
-	private thread(): Worker {
-		if (this.worker) return this.worker;
-		const worker = this.spawn();
-		this.worker = worker;
-		worker.unref();
-		worker.on("message", (reply: GraphReply) => {
-			const pending = this.pending.get(reply.request);
-			if (!pending) return;
-			this.pending.delete(reply.request);
-			if (this.pending.size === 0) worker.unref();
-			pending.resolve(reply);
-		});
-		const lost = (error: Error) => {
-			if (this.worker !== worker) return;
-			this.worker = null;
-			this.failPending(error);
-		};
-		worker.on("error", lost);
-		worker.on("exit", (code) => lost(new Error(`The graph-search thread stopped (exit code ${code})`)));
-		// A new thread views again what the lost one held, before anything else is asked of it.
-		for (const [graph, description] of this.held) worker.postMessage({ graph, op: "view", request: 0, description } satisfies GraphRequest);
-		return worker;
-	}
-
-	private failPending(error: Error): void {
-		const pending = [...this.pending.values()];
-		this.pending.clear();
-		for (const { reject } of pending) reject(error);
+	private async ask(request: (id: number) => GraphRequest): Promise<GraphReply> {
+		const reply = await this.thread.ask(request);
+		if ("failure" in reply) throw new Error(reply.failure);
+		return reply;
 	}
 }
