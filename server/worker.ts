@@ -31,14 +31,13 @@ async function main() {
 		"worker",
 	);
 	logger.info("worker started", { jobs: config.workerJobs, knowledgeConcurrency: config.knowledge.workerConcurrency, evaluationConcurrency: config.evaluations.workerConcurrency });
-	const stop = async () => {
+	stopOnSignals(logger, async () => {
 		try {
 			await platform.close();
 		} finally {
 			await database.stop();
 		}
-	};
-	stopOnSignals(logger, stop);
+	});
 	// Started by a server (KNOWLEDGE_WORKER=process): a server that dies without stopping it closes
 	// this channel, and the worker winds down rather than outliving it.
 	if (process.send) {

@@ -42,11 +42,6 @@ export class WorkerProcess {
 		return worker;
 	}
 
-	/** The running worker's process id (none between a crash and its restart). */
-	get pid(): number | undefined {
-		return this.child?.pid;
-	}
-
 	private spawn(): void {
 		const startedAt = Date.now();
 		const child = spawn(process.execPath, [...process.execArgv, this.options.script], {

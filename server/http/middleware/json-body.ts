@@ -1,10 +1,9 @@
 import type { IncomingMessage } from "node:http";
 import type { BodyLimit } from "../../../contract/common";
-import { REQUEST_BODY_LIMIT_BYTES } from "../../../contract/schemas/common";
+import { findUnstorableText, REQUEST_BODY_LIMIT_BYTES } from "../../../contract/schemas/common";
 import { decodeBase64 } from "../../knowledge/document-types";
 import { AppError } from "../../shared/app-error";
 import { sha256Hex } from "../../shared/crypto";
-import { findUnstorableText } from "../../../contract/schemas/common";
 import { discardRestOfBody } from "./errors";
 
 const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
@@ -66,15 +65,14 @@ export function readBodyBytes(request: IncomingMessage, routeLimit?: BodyLimit):
 				reject(tooLarge(declared === undefined ? Number.NaN : Number(declared)));
 				return;
 			}
-			if (whole && size + chunk.length <= whole.length) chunk.copy(whole, size);
+			// Node's parser ends a body at its Content-Length: a chunk never runs past `whole`.
+			if (whole) chunk.copy(whole, size);
 			else chunks.push(chunk);
 			size += chunk.length;
 		};
 		const onEnd = () => {
 			cleanup();
-			// Node's parser ends a body at its Content-Length, so `whole` is full; anything else is joined as it came.
-			if (whole && size === whole.length && chunks.length === 0) resolve(whole);
-			else if (whole) resolve(Buffer.concat([whole.subarray(0, size - chunks.reduce((sum, chunk) => sum + chunk.length, 0)), ...chunks]));
+			if (whole) resolve(size === whole.length ? whole : whole.subarray(0, size));
 			else resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
 		};
 		const onAborted = () => {
