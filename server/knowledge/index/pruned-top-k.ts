@@ -67,8 +67,10 @@ export interface RankingInput {
  * found in those lists alone cannot enter the top k), so chunks are only drawn from the essential
  * lists before them; a chunk's non-essential lists are looked up by galloping forward in them
  * (slots ascend), in order, and the lookups stop as soon as its score plus what is left cannot
- * reach the threshold. For a query of frequent words, only the rarest word's list is read whole;
- * the feedback terms of an expanded query, all light, are looked up for a few chunks only. Where
+ * reach the threshold; and a chunk is drawn only if one of its essential postings could lift it
+ * past the threshold with every other list at its bound. For a query of frequent words, only the
+ * rarest word's list is read whole, and a few of its chunks in a thousand are drawn; the feedback
+ * terms of an expanded query, all light, are looked up for a few chunks only. Where
  * a window has so many candidates that looking each up would cost more than its non-essential
  * postings, those are added to the candidates list by list instead (the same sums).
  *
@@ -103,16 +105,31 @@ export function* prunedTopKSteps(lists: PostingList[], input: RankingInput, limi
 		const windowStart = nextSlot(lists, cursors, essential, slotCount);
 		if (windowStart >= slotCount) break;
 		const windowEnd = Math.min(slotCount, windowStart + WINDOW_SLOTS);
-		for (let index = 0; index < essential; index++) cursors[index] = addPostings(lists[index], cursors[index], windowStart, windowEnd, input, marks);
+		// A posting marks its chunk only if, with every other list at its bound, the chunk could still
+		// pass the threshold (widened twice by the margin, for the rounding of these sums): a chunk no
+		// essential posting marks cannot, since its partial scores are each at most their list's floor
+		// and the essential lists' bounds alone exceed the threshold. Unmarked postings' scores are
+		// added all the same: a chunk another list marks needs them.
+		const floorBase = threshold / (PRUNING_MARGIN * PRUNING_MARGIN) - boundFrom[0];
+		for (let index = 0; index < essential; index++) {
+			const list = lists[index];
+			cursors[index] = addPostings(list, cursors[index], windowStart, windowEnd, input, marks, floorBase + list.weight * list.largestBound);
+		}
 
 		// Many candidates and few non-essential postings here: adding those postings to the candidates
 		// (in list order, as the exhaustive pass) costs less than looking each candidate up in each list.
 		let postingsHere = 0;
 		for (let index = essential; index < count; index++) postingsHere += ((lists[index].end - cursors[index]) * (windowEnd - windowStart)) / (slotCount - windowStart);
-		const scanned = countMarks(marks) * (count - essential) * LOOKUP_COST > postingsHere;
+		const marked = countMarks(marks);
+		const scanned = marked * (count - essential) * LOOKUP_COST > postingsHere;
 		if (scanned) for (let index = essential; index < count; index++) cursors[index] = addMarkedPostings(lists[index], cursors[index], windowStart, windowEnd, input, marks);
 
-		threshold = offerWindow(lists, cursors, essential, boundFrom, marks, windowStart, scanned, input, best, threshold);
+		if (scanned && best.full && marked > DENSE_MARKS) {
+			threshold = offerScoredWindow(input.windowScores, windowEnd - windowStart, windowStart, best, threshold);
+			marks.fill(0);
+		} else threshold = offerWindow(lists, cursors, essential, boundFrom, marks, windowStart, scanned, input, best, threshold);
+		// Unmarked chunks' partial scores are left in the window: cleared for the next one.
+		input.windowScores.fill(0, 0, windowEnd - windowStart);
 		yield;
 	}
 	return best.sorted();
@@ -120,7 +137,7 @@ export function* prunedTopKSteps(lists: PostingList[], input: RankingInput, limi
 
 /**
  * Completes the window's marked chunks (their essential lists' partial scores in windowScores) and
- * offers those that can still enter to `best`, clearing marks and scores; returns the threshold.
+ * offers those that can still enter to `best`, clearing the marks; returns the threshold.
  */
 function offerWindow(
 	lists: PostingList[],
@@ -145,7 +162,6 @@ function offerWindow(
 			bits &= bits - 1;
 			const slot = windowStart + offset;
 			let score = windowScores[offset];
-			windowScores[offset] = 0;
 			if (!scanned) {
 				if ((score + boundFrom[essential]) * PRUNING_MARGIN <= current) continue;
 				score = completeScore(lists, cursors, essential, slot, score, lengthNorms[slot], boundFrom, current);
@@ -153,6 +169,25 @@ function offerWindow(
 			}
 			if (best.offer(slot, score) && best.full) current = best.worstScore;
 		}
+	}
+	return current;
+}
+
+/** Marked slots in a window past which reading all its scores costs less than visiting its marks one by one. */
+const DENSE_MARKS = WINDOW_SLOTS / 8;
+
+/**
+ * offerWindow for a window whose marked chunks were scored in full (scanned) once the top k is
+ * full: an unmarked chunk's partial score is below the threshold (by at least what the
+ * non-essential lists could add), so the window's scores are read in order rather than its marks
+ * (where many are marked, a bit at a time costs more). Slots ascend, so a
+ * score equal to the threshold would lose its tie: only higher ones are offered.
+ */
+function offerScoredWindow(windowScores: Float32Array, length: number, windowStart: number, best: TopK, threshold: number): number {
+	let current = threshold;
+	for (let offset = 0; offset < length; offset++) {
+		const score = windowScores[offset];
+		if (score > current && best.offer(windowStart + offset, score)) current = best.worstScore;
 	}
 	return current;
 }
@@ -167,8 +202,11 @@ function nextSlot(lists: PostingList[], cursors: Int32Array, essential: number, 
 	return slot;
 }
 
-/** Adds a list's postings of live slots in [windowStart, windowEnd) to the window's scores and marks them; returns where the list stops. */
-function addPostings(list: PostingList, from: number, windowStart: number, windowEnd: number, input: RankingInput, marks: Int32Array): number {
+/**
+ * Adds a list's postings of live slots in [windowStart, windowEnd) to the window's scores and marks
+ * those scoring above `floor`; returns where the list stops.
+ */
+function addPostings(list: PostingList, from: number, windowStart: number, windowEnd: number, input: RankingInput, marks: Int32Array, floor: number): number {
 	const { slots, frequencies, end, weight } = list;
 	const { live, lengthNorms, windowScores } = input;
 	let position = from;
@@ -178,8 +216,10 @@ function addPostings(list: PostingList, from: number, windowStart: number, windo
 		if (live[slot] === 0) continue;
 		const frequency = frequencies[position];
 		const offset = slot - windowStart;
-		windowScores[offset] += (weight * frequency) / (frequency + lengthNorms[slot]);
-		marks[offset >> 5] |= 1 << (offset & 31);
+		const partial = (weight * frequency) / (frequency + lengthNorms[slot]);
+		windowScores[offset] += partial;
+		// Without a branch: whether a posting clears the floor is a coin toss the processor cannot predict.
+		marks[offset >> 5] |= +(partial > floor) << (offset & 31);
 	}
 	return position;
 }
