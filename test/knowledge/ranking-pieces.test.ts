@@ -70,6 +70,26 @@ describe("RM3 query expansion", () => {
 		const query = terms("shock", "wave");
 		expect(expandQuery(query, [])).toBe(query);
 	});
+
+	it("expands a lexicon's term numbers exactly as its lexemes: same terms, weights bit for bit, same order", () => {
+		const makeDocument = documentMaker();
+		const lexicon = SourceLexicon.fromRows(Array.from({ length: 300 }, (_, index) => makeDocument(`doc${index}`)).flat());
+		// A word the lexicon lacks still counts in the query's total weight and stays in the query.
+		const queries = [...LEXICON_QUERIES, terms("shock", "absentword"), new Map([["flutter", 2], ["panel", 1]])];
+		const added = { binding: 0, loose: 0 };
+		for (const [budget, query] of queries.flatMap((query) => [["binding", query], ["loose", query]] as const)) {
+			const first = lexicon.rank(query, 10);
+			const options = { feedbackChunks: 10, feedbackTerms: 40, originalWeight: 0.5, postingsBudget: budget === "binding" ? 150 : 100_000 };
+			const byLexeme = expandQuery(query, first.map((hit) => ({ terms: lexicon.termsOf(hit.slot), length: lexicon.lengthOf(hit.slot), score: hit.score })), options, (term) => lexicon.documentFrequencyOf(term));
+			const { query: numbered, lexemeOf, documentFrequencyOf } = lexicon.numberTerms(query);
+			const byNumber = expandQuery(numbered, first.map((hit) => ({ terms: lexicon.termNumbersOf(hit.slot), length: lexicon.lengthOf(hit.slot), score: hit.score })), options, documentFrequencyOf, (left, right) => (lexemeOf(left) < lexemeOf(right) ? -1 : 1));
+			expect([...byNumber].map(([term, weight]) => [lexemeOf(term), weight])).toEqual([...byLexeme]);
+			added[budget] += byLexeme.size - query.size;
+		}
+		// Terms were added, and the smaller budget left some out.
+		expect(added.loose).toBeGreaterThan(4);
+		expect(added.binding).toBeLessThan(added.loose);
+	});
 });
 
 describe("score fusion", () => {

@@ -524,6 +524,31 @@ export class SourceLexicon implements CachedSource {
 		return lexemes;
 	}
 
+	/** A chunk's term numbers (as numberTerms numbers them) with their (field-weighted) counts: termsOf without a string per term. */
+	termNumbersOf(slot: number): [number, number][] {
+		const { terms, frequencies, start, end } = this.pairsOf(slot);
+		const numbered: [number, number][] = [];
+		for (let pair = start; pair < end; pair++) numbered.push([terms[pair], frequencies[pair]]);
+		return numbered;
+	}
+
+	/**
+	 * A query's lexemes as term numbers (one the lexicon lacks gets a negative number of its own),
+	 * with the way back and their document frequencies: RM3 over a chunk's terms (termNumbersOf)
+	 * hashes numbers, not lexemes.
+	 */
+	numberTerms(queryTerms: Map<string, number>): { query: Map<number, number>; lexemeOf: (term: number) => string; documentFrequencyOf: (term: number) => number } {
+		const unknown: string[] = [];
+		const query = new Map<number, number>();
+		for (const [lexeme, weight] of queryTerms) query.set(this.terms.get(lexeme) ?? -unknown.push(lexeme), weight);
+		const { termNames, documentFrequency } = this;
+		return {
+			query,
+			lexemeOf: (term) => (term >= 0 ? termNames[term] : unknown[-term - 1]),
+			documentFrequencyOf: (term) => (term >= 0 ? documentFrequency[term] : 0),
+		};
+	}
+
 	/** The base's postings of a term: views of the index's arrays, or read from the file into scratch (valid until the next read). */
 	private basePostings(term: number): PostingRange {
 		const start = this.offsets[term];

@@ -1,6 +1,6 @@
-/** A chunk used as pseudo-relevance feedback: its lexemes with their counts, its length, its first-pass score. */
-export interface FeedbackChunk {
-	terms: Iterable<[string, number]>;
+/** A chunk used as pseudo-relevance feedback: its terms (lexemes, or a lexicon's term numbers) with their counts, its length, its first-pass score. */
+export interface FeedbackChunk<Term = string> {
+	terms: Iterable<[Term, number]>;
 	length: number;
 	score: number;
 }
@@ -37,26 +37,33 @@ export const DEFAULT_EXPANSION: ExpansionOptions = Object.freeze({ feedbackChunk
  * scoring a few points lower barely counts (uniform or linear weights did worse on the tuning
  * half). This finds the vocabulary of relevant text that the question did not use ("slipstream"
  * for a question about propellers and wings). Deterministic: ties break by term.
- * `documentFrequency` (chunks holding a term) enforces the postings budget.
+ * `documentFrequency` (chunks holding a term) enforces the postings budget. Terms are lexemes, or
+ * any other key (a lexicon's term numbers: no string hashed per feedback term) with `order`
+ * sorting them as their lexemes sort.
  */
-export function expandQuery(
-	query: Map<string, number>,
-	feedback: FeedbackChunk[],
+export function expandQuery<Term = string>(
+	query: Map<Term, number>,
+	feedback: FeedbackChunk<Term>[],
 	options: ExpansionOptions = DEFAULT_EXPANSION,
-	documentFrequency: (term: string) => number = () => 0,
-): Map<string, number> {
+	documentFrequency: (term: Term) => number = () => 0,
+	order: (left: Term, right: Term) => number = (left, right) => (left < right ? -1 : 1),
+): Map<Term, number> {
 	const queryTotal = [...query.values()].reduce((sum, weight) => sum + weight, 0);
 	const chunks = feedback.slice(0, options.feedbackChunks).filter((chunk) => chunk.length > 0);
 	if (queryTotal === 0 || chunks.length === 0 || options.originalWeight >= 1) return query;
 	const best = Math.max(...chunks.map((chunk) => chunk.score));
-	const relevance = new Map<string, number>();
+	const relevance = new Map<Term, number>();
 	for (const chunk of chunks) {
 		const chunkWeight = Math.exp(chunk.score - best) / chunk.length;
 		for (const [term, count] of chunk.terms) relevance.set(term, (relevance.get(term) ?? 0) + count * chunkWeight);
 	}
-	const selected: [string, number][] = [];
+	// A new term with more postings than the whole budget can never join: left out before the sort
+	// (at a large source most of the feedback chunks' terms are such frequent words).
+	const eligible: [Term, number][] = [];
+	for (const entry of relevance) if (query.has(entry[0]) || documentFrequency(entry[0]) <= options.postingsBudget) eligible.push(entry);
+	const selected: [Term, number][] = [];
 	let postings = 0;
-	for (const [term, weight] of [...relevance].sort((left, right) => right[1] - left[1] || (left[0] < right[0] ? -1 : 1))) {
+	for (const [term, weight] of eligible.sort((left, right) => right[1] - left[1] || order(left[0], right[0]))) {
 		if (selected.length === options.feedbackTerms) break;
 		const cost = documentFrequency(term);
 		// The query's own terms are ranked anyway: only new terms spend the budget.
@@ -65,7 +72,7 @@ export function expandQuery(
 		selected.push([term, weight]);
 	}
 	const selectedTotal = selected.reduce((sum, [, weight]) => sum + weight, 0);
-	const expanded = new Map<string, number>();
+	const expanded = new Map<Term, number>();
 	for (const [term, weight] of query) expanded.set(term, (options.originalWeight * weight) / queryTotal);
 	if (selectedTotal > 0) {
 		for (const [term, weight] of selected) expanded.set(term, (expanded.get(term) ?? 0) + ((1 - options.originalWeight) * weight) / selectedTotal);

@@ -44,6 +44,9 @@ function* rankLexicallySteps(
 	if (!expansion) return yield* rank(queryTerms, limit);
 	const first = yield* rank(queryTerms, expansion.feedbackChunks);
 	if (first.length === 0) return first;
-	const feedback = first.map((hit) => ({ terms: lexicon.termsOf(hit.slot), length: lexicon.lengthOf(hit.slot), score: hit.score }));
-	return yield* rank(expandQuery(queryTerms, feedback, expansion, (term) => lexicon.documentFrequencyOf(term)), limit);
+	// In term numbers: a thousand and more feedback terms at a large source, hashed as numbers rather than lexemes.
+	const { query, lexemeOf, documentFrequencyOf } = lexicon.numberTerms(queryTerms);
+	const feedback = first.map((hit) => ({ terms: lexicon.termNumbersOf(hit.slot), length: lexicon.lengthOf(hit.slot), score: hit.score }));
+	const expanded = expandQuery(query, feedback, expansion, documentFrequencyOf, (left, right) => (lexemeOf(left) < lexemeOf(right) ? -1 : 1));
+	return yield* rank(new Map([...expanded].map(([term, weight]) => [lexemeOf(term), weight])), limit);
 }
