@@ -173,7 +173,7 @@ try {
 			const [found, taken] = timed(() => {
 				const used: number[] = [];
 				for (let dimension = 0; dimension < DIMENSIONS; dimension++) if (query[dimension] !== 0) used.push(dimension);
-				const candidates = scanColumnRuns(opened, DIMENSIONS, query, used, dead, 256, scratch);
+				const candidates = scanColumnRuns(opened, DIMENSIONS, query, used, dead, 256, scratch).keys;
 				return rescore(query, BigUint64Array.from(candidates, (key) => BigInt(key)));
 			});
 			times.push(taken);

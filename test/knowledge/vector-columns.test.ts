@@ -79,11 +79,15 @@ describe("int8 column runs of a vector index", () => {
 		for (const text of [texts[10].split(" ").slice(3, 6).join(" "), texts[4_000].split(" ").slice(0, 2).join(" "), "archive lantern harbour"]) {
 			const query = embedBuiltin(text);
 			const used = [...query.keys()].filter((dimension) => query[dimension] !== 0);
-			const keys = scanColumnRuns(opened, DIMENSIONS, query, used, dead, 64, scratch);
+			const { keys, scores, error } = scanColumnRuns(opened, DIMENSIONS, query, used, dead, 64, scratch);
 			expect(keys.every((key) => !dead[key])).toBe(true);
 			const truth = exactNearest(query, dead, 10);
 			// The exact ten are among the int8 scan's 64 best (what search rescores exactly).
 			for (const hit of truth) expect(keys).toContain(hit.key);
+			// Every int8 score is within the scan's error of the exact similarity (search stops rescoring on it), and the error is small beside the similarities.
+			const exact = (key: number) => vectors[key].reduce((sum, value, dimension) => sum + value * query[dimension], 0);
+			keys.forEach((key, index) => expect(Math.abs(exact(key) - scores[index])).toBeLessThanOrEqual(error));
+			expect(error).toBeLessThan(truth[0].similarity / 10);
 		}
 		closeColumnRuns(opened);
 	});

@@ -187,6 +187,18 @@ export function columnScanScratch(): ColumnScanScratch {
 	};
 }
 
+/** A column scan's best keys, best first, with their int8 scores and how far any key's int8 score may be from its exact similarity. */
+export interface ColumnScan {
+	keys: number[];
+	scores: number[];
+	/**
+	 * A key's exact similarity over the scanned dimensions is within this of its int8 score: each
+	 * int8 value is within half its column's scale of the float32 one (the kernel's float32 sums
+	 * and the weights' rounding add far less, covered by a small slack).
+	 */
+	error: number;
+}
+
 /**
  * Scans a generation's column runs for `query` (its `used` dimensions), skipping dead keys, and
  * returns the `candidates` best keys by int8 score, best first. A block of rows at a time: its
@@ -201,7 +213,7 @@ export function scanColumnRuns(
 	dead: Uint8Array,
 	candidates: number,
 	scratch: ColumnScanScratch,
-): number[] {
+): ColumnScan {
 	const best = new TopK(candidates);
 	// What a row must score above to enter: the worst held once full (a tie keeps the lower key, scanned first).
 	const floor = () => (best.full ? best.worstScore : Number.NEGATIVE_INFINITY);
@@ -209,11 +221,17 @@ export function scanColumnRuns(
 	// Padded to fours with weight 0 (the kernel adds four columns at once; 0 times any int8 is 0).
 	const weights = new Float32Array(Math.ceil(used.length / 4) * 4);
 	const { runs, descriptors, scales } = opened;
+	let error = 0;
 	for (let runIndex = 0; runIndex < runs.length; runIndex++) {
 		const run = runs[runIndex];
 		const rows = run.to - run.from;
 		// The query's weights times the run's scales: a column's int8 values are then summed as they are.
-		for (let position = 0; position < used.length; position++) weights[position] = query[used[position]] * scales[runIndex][used[position]];
+		let runError = 0;
+		for (let position = 0; position < used.length; position++) {
+			weights[position] = query[used[position]] * scales[runIndex][used[position]];
+			runError += Math.abs(weights[position]) / 2;
+		}
+		error = Math.max(error, runError);
 		const descriptor = descriptors[runIndex];
 		for (let block = 0; block < rows; block += BLOCK_ROWS) {
 			const count = Math.min(BLOCK_ROWS, rows - block);
@@ -237,5 +255,6 @@ export function scanColumnRuns(
 			}
 		}
 	}
-	return best.sorted().slots;
+	const { slots, scores: bestScores } = best.sorted();
+	return { keys: slots, scores: bestScores, error: error * (1 + 1e-3) + 1e-5 };
 }
