@@ -524,6 +524,33 @@ export class SourceLexicon implements CachedSource {
 		return lexemes;
 	}
 
+	/**
+	 * `count` queries of two or three of this lexicon's own lexemes, each in between a thousandth and
+	 * half of its chunks (lists of one to hundreds of windows: every path of the pruned ranking),
+	 * spread over its vocabulary; the same for the same lexicon. For warming the ranking's code
+	 * (search/ranking-warm-up.ts).
+	 */
+	sampleQueries(count: number): Map<string, number>[] {
+		const eligible: number[] = [];
+		for (let term = 0; term < this.termNames.length; term++) {
+			const frequency = this.documentFrequency[term];
+			if (frequency * 1000 >= this.liveCount && frequency * 2 <= this.liveCount) eligible.push(term);
+		}
+		if (eligible.length === 0) return [];
+		const queries: Map<string, number>[] = [];
+		const stride = Math.max(1, Math.floor(eligible.length / (3 * count)));
+		let next = 0;
+		for (let index = 0; index < count; index++) {
+			const query = new Map<string, number>();
+			for (let word = 0; word < 2 + (index % 2); word++) {
+				query.set(this.termNames[eligible[next % eligible.length]], 1);
+				next += stride;
+			}
+			queries.push(query);
+		}
+		return queries;
+	}
+
 	/** A chunk's term numbers (as numberTerms numbers them) with their (field-weighted) counts: termsOf without a string per term. */
 	termNumbersOf(slot: number): [number, number][] {
 		const { terms, frequencies, start, end } = this.pairsOf(slot);

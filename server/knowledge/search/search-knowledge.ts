@@ -105,7 +105,11 @@ export async function searchKnowledge(em: EntityManager, dependencies: SearchDep
 	const candidates = Math.max(50, topK * 4);
 	// Both halves start at once: the lexical one does not wait for the embedder's credential lookup.
 	const [lexical, semantic] = await Promise.all([
-		Promise.all([dependencies.search.lexical.lexiconFor(em, source), queryLexemes(em, input.query)]).then(([lexicon, terms]) => rankLexicallyInSlices(lexicon, terms, candidates)),
+		Promise.all([dependencies.search.lexical.lexiconFor(em, source), queryLexemes(em, input.query)]).then(async ([lexicon, terms]) => {
+			const ranked = await rankLexicallyInSlices(lexicon, terms, candidates);
+			dependencies.search.warmUp.offer(lexicon);
+			return ranked;
+		}),
 		embedQuery(em, dependencies, source, input.query).then((vector) => dependencies.vectorIndexes.forSource(em, source).query(source.id, vector, candidates)),
 	]);
 	const ranked = fuseRankings(
