@@ -7,7 +7,7 @@ import { readLexiconFile, writeLexiconFile } from "../../server/knowledge/index/
 import { WINDOW_SLOTS } from "../../server/knowledge/index/pruned-top-k";
 import { DEFAULT_EXPANSION } from "../../server/knowledge/search/expand-query";
 import { rankLexically, rankLexicallyInSlices } from "../../server/knowledge/search/rank-lexically";
-import { RankingWarmUp, WARM_UP_RANKINGS } from "../../server/knowledge/search/ranking-warm-up";
+import { SearchWarmUp, WARM_UP_SEARCHES } from "../../server/knowledge/search/search-warm-up";
 import { deltaOf, zipfCorpus } from "./zipf-lexicon-corpus";
 
 /** Turns of the event loop taken by other callbacks while `work` runs. */
@@ -125,42 +125,52 @@ describe("lexical ranking in slices of the event loop", () => {
 });
 
 /**
- * The first rankings of a process run partly unoptimized: after the first search of a large
- * source, its lexicon ranks queries of its own words in the background (ranking-warm-up.ts), once.
+ * The first searches of a process run partly unoptimized: after the first search of a large
+ * source, searches of its own words run in the background (search-warm-up.ts), once.
  */
-describe("warming the ranking's code", () => {
+describe("warming search's code", () => {
 	const corpus = zipfCorpus(91, 3000);
 	const rows = Array.from({ length: 2000 }, (_, index) => corpus.documentRows(`doc${index}`, 0)).flat();
 	const lexicon = SourceLexicon.fromRows(rows);
 
-	it("ranks queries of the lexicon's own words once, in the background, leaving searches meanwhile as they are", async () => {
-		const queries = lexicon.sampleQueries(WARM_UP_RANKINGS);
-		expect(queries).toHaveLength(WARM_UP_RANKINGS);
+	it("searches the lexicon's own words once, in the background, leaving searches meanwhile as they are", async () => {
+		const queries = lexicon.sampleQueries(WARM_UP_SEARCHES);
+		expect(queries).toHaveLength(WARM_UP_SEARCHES);
 		// Two or three words, each in between a thousandth and half of the chunks, not all the same.
 		for (const query of queries) {
 			expect(query.size).toBeGreaterThanOrEqual(2);
 			for (const word of query.keys()) expect(lexicon.documentFrequencyOf(word) * 1000).toBeGreaterThanOrEqual(lexicon.size);
 			for (const word of query.keys()) expect(lexicon.documentFrequencyOf(word) * 2).toBeLessThanOrEqual(lexicon.size);
 		}
-		expect(new Set(queries.flatMap((query) => [...query.keys()])).size).toBeGreaterThan(WARM_UP_RANKINGS);
+		expect(new Set(queries.flatMap((query) => [...query.keys()])).size).toBeGreaterThan(WARM_UP_SEARCHES);
 
-		const warmUp = new RankingWarmUp(lexicon.size);
+		// Searching as search does for the lexical half: ranked in slices, taking turns.
+		const searched: string[][] = [];
+		const search = (words: string[]) => (searched.push(words), rankLexicallyInSlices(lexicon, new Map(words.map((word) => [word, 1])), 50, DEFAULT_EXPANSION, 0));
+		const warmUp = new SearchWarmUp(lexicon.size);
 		// A smaller lexicon than the threshold starts nothing.
-		warmUp.offer(SourceLexicon.fromRows(rows.slice(0, 500)));
+		warmUp.offer(SourceLexicon.fromRows(rows.slice(0, 500)), search);
 		await warmUp.finished();
-		expect(warmUp.rankings).toBe(0);
+		expect(warmUp.searches).toBe(0);
 
-		const searched = [corpus.query(false), frequentWords(3), corpus.query(true)];
-		const alone = searched.map((query) => rankLexically(lexicon, query, 20));
-		warmUp.offer(lexicon);
+		const users = [corpus.query(false), frequentWords(3), corpus.query(true)];
+		const alone = users.map((query) => rankLexically(lexicon, query, 20));
+		warmUp.offer(lexicon, search);
 		// Searches while it runs take turns with it, and rank as they would alone.
-		expect(await Promise.all(searched.map((query) => rankLexicallyInSlices(lexicon, query, 20, DEFAULT_EXPANSION, 0)))).toEqual(alone);
-		expect(warmUp.rankings).toBeLessThan(WARM_UP_RANKINGS);
+		expect(await Promise.all(users.map((query) => rankLexicallyInSlices(lexicon, query, 20, DEFAULT_EXPANSION, 0)))).toEqual(alone);
+		expect(warmUp.searches).toBeLessThan(WARM_UP_SEARCHES);
 		await warmUp.finished();
-		expect(warmUp.rankings).toBe(WARM_UP_RANKINGS);
+		expect(warmUp.searches).toBe(WARM_UP_SEARCHES);
+		expect(searched).toEqual(queries.map((query) => [...query.keys()]));
 		// Once per process: a later offer, of any lexicon, runs nothing more.
-		warmUp.offer(lexicon);
+		warmUp.offer(lexicon, search);
 		await warmUp.finished();
-		expect(warmUp.rankings).toBe(WARM_UP_RANKINGS);
+		expect(warmUp.searches).toBe(WARM_UP_SEARCHES);
+
+		// A failing search ends a warm-up: the searches that follow warm the code themselves.
+		const failing = new SearchWarmUp(1);
+		failing.offer(lexicon, () => Promise.reject(new Error("the source was deleted")));
+		await failing.finished();
+		expect(failing.searches).toBe(0);
 	});
 });

@@ -527,8 +527,8 @@ export class SourceLexicon implements CachedSource {
 	/**
 	 * `count` queries of two or three of this lexicon's own lexemes, each in between a thousandth and
 	 * half of its chunks (lists of one to hundreds of windows: every path of the pruned ranking),
-	 * spread over its vocabulary; the same for the same lexicon. For warming the ranking's code
-	 * (search/ranking-warm-up.ts).
+	 * spread over its vocabulary; the same for the same lexicon. For warming search's code
+	 * (search/search-warm-up.ts).
 	 */
 	sampleQueries(count: number): Map<string, number>[] {
 		const eligible: number[] = [];

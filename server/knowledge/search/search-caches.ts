@@ -3,7 +3,7 @@ import { IndexBuilderPool } from "../index/index-builder-pool";
 import { DEFAULT_LEXICON_FILE_SETTINGS, LexicalIndexCache } from "../index/lexical-index";
 import { SearchMemoryBudget } from "../index/search-memory-budget";
 import { DEFAULT_VECTOR_INDEX_SETTINGS, VectorCache, type VectorIndexSettings } from "../index/vector-cache";
-import { RankingWarmUp } from "./ranking-warm-up";
+import { SearchWarmUp } from "./search-warm-up";
 
 /** The per-source in-memory structures search ranks with, one set per process (a platform service). */
 export interface KnowledgeSearchCaches {
@@ -13,8 +13,8 @@ export interface KnowledgeSearchCaches {
 	readonly builders: IndexBuilderPool;
 	/** What both hold, against KNOWLEDGE_SEARCH_MEMORY_MB; least recently searched sources leave first. */
 	readonly budget: SearchMemoryBudget;
-	/** Warms the lexical ranking's code after the first search of a large source (ranking-warm-up.ts). */
-	readonly warmUp: RankingWarmUp;
+	/** Warms search's code after the first search of a large source (search-warm-up.ts). */
+	readonly warmUp: SearchWarmUp;
 	close(): Promise<void>;
 }
 
@@ -33,7 +33,7 @@ export function createKnowledgeSearchCaches(
 		vectors: new VectorCache(notifications, builders, budget, "vectors:", vectorIndex),
 		builders,
 		budget,
-		warmUp: new RankingWarmUp(),
+		warmUp: new SearchWarmUp(),
 		close: () => builders.close(),
 	};
 }
