@@ -8,6 +8,7 @@ import { rankLexically } from "../../server/knowledge/search/rank-lexically";
 import { startTestPlatform, type TestPlatform, type TestWorkspace } from "../helpers/platform";
 import { createSource, eventually, pollHealth, search, uploadDocument, waitForDocument } from "./knowledge-helpers";
 import { REBUILD_CHANGED_CHUNKS } from "../../server/knowledge/index/source-chunk-cache";
+import { WARM_UP_SEARCHES } from "../../server/knowledge/search/search-warm-up";
 import { insertSyntheticCorpus, type SyntheticCorpus } from "./synthetic-corpus";
 
 const CHUNKS = 50_000;
@@ -107,6 +108,9 @@ describe("a large knowledge source", () => {
 		// A lexicon and a matrix for each of the two sources: the three concurrent searches shared one load.
 		expect(fullLoads() - fullLoadsBefore).toBe(4);
 		await expectRankingOfTheRows(results[0], query);
+		// Its first search warmed search's code in the background, once per process: searches of its own words, through the same path (the neighbour's small source started none).
+		await platform.services.search.warmUp.finished();
+		expect(platform.services.search.warmUp.searches).toBe(WARM_UP_SEARCHES);
 	}, 180_000);
 
 	it("takes document changes without a full load: deletions past an eighth re-invert off the event loop, a new document is absorbed", async () => {
