@@ -67,6 +67,7 @@ const ZEnvironment = z.object({
 	// Where search index files are kept, so a restart opens them instead of rebuilding (default DATA_DIR/knowledge-index).
 	KNOWLEDGE_INDEX_DIR: z.string().min(1).optional(),
 	KNOWLEDGE_LEXICON_FILE_MIN_CHUNKS: z.coerce.number().int().min(1).default(DEFAULT_KNOWLEDGE_OPTIONS.lexiconFileMinChunks),
+	KNOWLEDGE_SEARCH_WARM_UP_MIN_CHUNKS: z.coerce.number().int().min(1).default(DEFAULT_KNOWLEDGE_OPTIONS.searchWarmUpMinChunks),
 	// Parsing: processes and each document's budgets (docs/knowledge.md, Parsing budgets).
 	KNOWLEDGE_PARSER_PROCESSES: z.coerce.number().int().min(1).max(64).default(DEFAULT_PARSING_OPTIONS.processes),
 	KNOWLEDGE_PARSER_MEMORY_MB: z.coerce.number().int().min(128).default(DEFAULT_PARSING_OPTIONS.memoryMegabytes),
@@ -269,6 +270,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 			searchMemoryBytes: env.KNOWLEDGE_SEARCH_MEMORY_MB * 1024 ** 2,
 			vectorIndexMinChunks: env.KNOWLEDGE_VECTOR_INDEX_MIN_CHUNKS,
 			lexiconFileMinChunks: env.KNOWLEDGE_LEXICON_FILE_MIN_CHUNKS,
+			searchWarmUpMinChunks: env.KNOWLEDGE_SEARCH_WARM_UP_MIN_CHUNKS,
 			indexDirectory: resolve(env.KNOWLEDGE_INDEX_DIR ?? join(dataDirectory, "knowledge-index")),
 			storage:
 				env.KNOWLEDGE_STORAGE === "s3"

@@ -165,6 +165,7 @@ export async function createPlatformServices(
 			directory: knowledge.indexDirectory,
 			vectorIndexMinChunks: knowledge.vectorIndexMinChunks,
 			lexiconFileMinChunks: knowledge.lexiconFileMinChunks,
+			searchWarmUpMinChunks: knowledge.searchWarmUpMinChunks,
 		});
 		closers.push(() => search.close());
 		const pinecone = knowledge.pinecone ? new (await import("./knowledge/index/pinecone-vector-index")).PineconeVectorIndex(knowledge.pinecone) : undefined;

@@ -47,6 +47,11 @@ export interface KnowledgeOptions {
 	 * so a restart reads it instead of rebuilding it from every chunk's tsvector.
 	 */
 	lexiconFileMinChunks: number;
+	/**
+	 * After the first search of a source with at least this many chunks (builtin embeddings, vectors
+	 * in PostgreSQL), searches of its own words warm search's code in the background, once per process.
+	 */
+	searchWarmUpMinChunks: number;
 }
 
 export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
@@ -63,4 +68,5 @@ export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
 	searchMemoryBytes: 512 * 1024 ** 2,
 	vectorIndexMinChunks: 20_000,
 	lexiconFileMinChunks: 10_000,
+	searchWarmUpMinChunks: 20_000,
 };

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmbeddingError } from "../../server/knowledge/embed/embedder";
+import { DEFAULT_KNOWLEDGE_OPTIONS } from "../../server/knowledge/options";
+import { WARM_UP_SEARCHES } from "../../server/knowledge/search/search-warm-up";
 import { ProviderEmbedder } from "../../server/knowledge/embed/provider-embedder";
 import { ProviderError } from "../../server/providers/provider-error";
 import { deleteProviderCredential } from "../../server/modules/provider-credentials/delete-provider-credential";
@@ -135,5 +137,36 @@ describe("provider embeddings (OpenAI wire format)", () => {
 		await setProviderCredential(platform.operator(), { workspaceId: workspace.workspaceId, provider: "openai", apiKey: "sk-stand-in-0123456789", baseUrl: embeddings.baseUrl });
 		const [hit] = await search(platform, workspace.apiKey, sourceId, { query: "silver moths Wrenfield", topK: 1 });
 		expect(hit.text).toContain("Silver moths");
+	});
+
+	it("spends none of the provider's embeddings on warming search's code (a builtin source of the same process warms it)", async () => {
+		// Every source past the warm-up's threshold: three documents of words of their own, so each has words in a third of its chunks.
+		const warming = await startTestPlatform({ knowledge: { ...DEFAULT_KNOWLEDGE_OPTIONS, searchWarmUpMinChunks: 2 } });
+		try {
+			const tenant = await warming.createWorkspace();
+			await setProviderCredential(warming.operator(), { workspaceId: tenant.workspaceId, provider: "openai", apiKey: "sk-stand-in-0123456789", baseUrl: embeddings.baseUrl });
+			const sourceEmbedding = async (provider: string, model: string) =>
+				((await (await warming.request("POST", "/knowledge/sources", { key: tenant.apiKey, body: { name: provider, embeddingModel: { provider, model } } })).json()) as { id: string }).id;
+			const providerSource = await sourceEmbedding("openai", "text-embedding-3-small");
+			const builtinSource = await sourceEmbedding("builtin", "builtin-hash-v1");
+			const texts = ["Amber herons wade through the estuary mud.", "Copper kettles whistle in the bakery kitchen.", "Violet comets streak above the northern fjords."];
+			for (const source of [providerSource, builtinSource]) {
+				for (const [index, text] of texts.entries()) await waitForDocument(warming, tenant.apiKey, source, (await uploadDocument(warming, tenant.apiKey, source, `part-${index}.txt`, text)).id);
+			}
+			const { warmUp } = warming.services.search;
+
+			const providerRequests = embeddings.requests.length;
+			expect(await search(warming, tenant.apiKey, providerSource, { query: "amber herons", topK: 1 })).toHaveLength(1);
+			await warmUp.finished();
+			expect(warmUp.searches).toBe(0);
+			expect(embeddings.requests.length).toBe(providerRequests + 1);
+
+			expect(await search(warming, tenant.apiKey, builtinSource, { query: "copper kettles", topK: 1 })).toHaveLength(1);
+			await warmUp.finished();
+			expect(warmUp.searches).toBe(WARM_UP_SEARCHES);
+			expect(embeddings.requests.length).toBe(providerRequests + 1);
+		} finally {
+			await warming.stop();
+		}
 	});
 });

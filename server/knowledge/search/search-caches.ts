@@ -22,7 +22,7 @@ export function createKnowledgeSearchCaches(
 	notifications: DatabaseNotifications,
 	databaseUrl: string,
 	memoryBytes: number,
-	files: { directory?: string; vectorIndexMinChunks?: number; lexiconFileMinChunks?: number } = {},
+	files: { directory?: string; vectorIndexMinChunks?: number; lexiconFileMinChunks?: number; searchWarmUpMinChunks?: number } = {},
 ): KnowledgeSearchCaches {
 	const vectorIndex: VectorIndexSettings = { ...DEFAULT_VECTOR_INDEX_SETTINGS, directory: files.directory, minChunks: files.vectorIndexMinChunks ?? DEFAULT_VECTOR_INDEX_SETTINGS.minChunks };
 	const lexiconFiles = { ...DEFAULT_LEXICON_FILE_SETTINGS, directory: files.directory, minChunks: files.lexiconFileMinChunks ?? DEFAULT_LEXICON_FILE_SETTINGS.minChunks };
@@ -33,7 +33,7 @@ export function createKnowledgeSearchCaches(
 		vectors: new VectorCache(notifications, builders, budget, "vectors:", vectorIndex),
 		builders,
 		budget,
-		warmUp: new SearchWarmUp(),
+		warmUp: new SearchWarmUp(files.searchWarmUpMinChunks),
 		close: () => builders.close(),
 	};
 }

@@ -107,8 +107,12 @@ export async function searchKnowledge(em: EntityManager, dependencies: SearchDep
 	const [lexical, semantic] = await Promise.all([
 		Promise.all([dependencies.search.lexical.lexiconFor(em, source), queryLexemes(em, input.query)]).then(async ([lexicon, terms]) => {
 			const ranked = await rankLexicallyInSlices(lexicon, terms, candidates);
-			// Once per process, after this search's own ranking: searches of the source's words, each with an EntityManager of its own.
-			dependencies.search.warmUp.offer(lexicon, (words) => searchKnowledge(em.fork(), dependencies, source, { query: words.join(" ") }));
+			// Once per process, after this search's own ranking: searches of the source's words, each with an
+			// EntityManager of its own; only where a search stays on this machine (no provider's embeddings or
+			// Pinecone queries spent on warming code).
+			if (source.embeddingProvider === "builtin" && source.vectorStore !== "pinecone") {
+				dependencies.search.warmUp.offer(lexicon, (words) => searchKnowledge(em.fork(), dependencies, source, { query: words.join(" ") }));
+			}
 			return ranked;
 		}),
 		embedQuery(em, dependencies, source, input.query).then((vector) => dependencies.vectorIndexes.forSource(em, source).query(source.id, vector, candidates)),

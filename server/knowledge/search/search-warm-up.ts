@@ -16,7 +16,9 @@ export const WARM_UP_SEARCHES = 40;
  * WARM_UP_SEARCHES searches of that source for two or three of its own words
  * (SourceLexicon.sampleQueries) run in the background, one after another, through the same code
  * as a search (ranked in the same slices of the event loop, taking turns with searches), results
- * discarded. It also brings their lists into the page cache.
+ * discarded. It also brings their lists into the page cache. Only sources whose searches stay on
+ * this machine are warmed with (builtin embeddings, vectors in PostgreSQL): a provider's embeddings
+ * or Pinecone's queries are not spent on warming code.
  */
 export class SearchWarmUp {
 	/** Warm-up searches run so far (for tests and operators). */
