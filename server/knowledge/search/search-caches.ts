@@ -2,6 +2,7 @@ import type { DatabaseNotifications } from "../../db/notifications";
 import { IndexBuilderPool } from "../index/index-builder-pool";
 import { DEFAULT_LEXICON_FILE_SETTINGS, LexicalIndexCache } from "../index/lexical-index";
 import { SearchMemoryBudget } from "../index/search-memory-budget";
+import { DEFAULT_KNOWLEDGE_OPTIONS } from "../options";
 import { DEFAULT_VECTOR_INDEX_SETTINGS, VectorCache, type VectorIndexSettings } from "../index/vector-cache";
 import { SearchWarmUp } from "./search-warm-up";
 
@@ -33,7 +34,7 @@ export function createKnowledgeSearchCaches(
 		vectors: new VectorCache(notifications, builders, budget, "vectors:", vectorIndex),
 		builders,
 		budget,
-		warmUp: new SearchWarmUp(files.searchWarmUpMinChunks),
+		warmUp: new SearchWarmUp(files.searchWarmUpMinChunks ?? DEFAULT_KNOWLEDGE_OPTIONS.searchWarmUpMinChunks),
 		close: () => builders.close(),
 	};
 }

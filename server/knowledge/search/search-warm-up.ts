@@ -1,8 +1,5 @@
 import type { SourceLexicon } from "../index/lexical-index";
 
-/** Sources smaller than this search in a few milliseconds even with cold code: no warm-up for them. */
-export const WARM_UP_MIN_CHUNKS = 20_000;
-
 /** Searches the warm-up runs. */
 export const WARM_UP_SEARCHES = 40;
 
@@ -12,7 +9,8 @@ export const WARM_UP_SEARCHES = 40;
  * unoptimized: in process, the scale bench's first 10 queries ranked in 58 ms at 100k chunks
  * against 10 ms for the same queries once warm (94 against 31 at 1M), and through the API the
  * first searches after a start were the slowest of a run, the vector half's scan and the database
- * round trips cold too. Here, once a search has loaded a lexicon of WARM_UP_MIN_CHUNKS or more,
+ * round trips cold too. Here, once a search has loaded a lexicon of `minChunks` or more
+ * (KNOWLEDGE_SEARCH_WARM_UP_MIN_CHUNKS: smaller sources search in a few milliseconds even cold),
  * WARM_UP_SEARCHES searches of that source for two or three of its own words
  * (SourceLexicon.sampleQueries) run in the background, one after another, through the same code
  * as a search (ranked in the same slices of the event loop, taking turns with searches), results
@@ -25,7 +23,7 @@ export class SearchWarmUp {
 	searches = 0;
 	private running: Promise<void> | null = null;
 
-	constructor(private readonly minChunks = WARM_UP_MIN_CHUNKS) {}
+	constructor(private readonly minChunks: number) {}
 
 	/**
 	 * Starts the warm-up in the background, searching with `search` for words of `lexicon`, unless
