@@ -143,7 +143,7 @@ export class SourceLexicon implements CachedSource {
 	private termBounds = new Float32Array(0);
 	/** The average chunk length the bounds assume (BOUND_AVERAGE_SLACK above the average at the last compaction). */
 	private boundAverage = 0;
-	/** K1 * (1 - B + B * length / average length) per slot, recomputed after each change. */
+	/** K1 * (1 - B + B * length / average length) per slot (NaN for a dead slot), recomputed after each change. */
 	private lengthNorms = new Float32Array(1024);
 	/**
 	 * Per-query scratch, reused: rankings of one lexicon take turns (rankInSlices), so no two queries
@@ -427,7 +427,7 @@ export class SourceLexicon implements CachedSource {
 			const recent = this.tail.get(term);
 			if (recent) lists.push(list(recent.slots, recent.frequencies, 0, recent.length, weight, recent.largestBound));
 		});
-		const { slots, scores } = yield* prunedTopKSteps(lists, { live: this.live, lengthNorms: this.lengthNorms, slotCount: this.slotCount, windowScores: this.windowScores }, limit);
+		const { slots, scores } = yield* prunedTopKSteps(lists, { lengthNorms: this.lengthNorms, slotCount: this.slotCount, windowScores: this.windowScores }, limit);
 		return slots.map((slot, index) => ({ chunkId: this.chunkIdOf(slot), slot, score: scores[index] }));
 	}
 
@@ -838,9 +838,10 @@ export class SourceLexicon implements CachedSource {
 		this.touched = new Int32Array(Math.max(1, next));
 	}
 
+	/** A dead slot's norm is NaN: the pruned ranking tells it by its scores alone (RankingInput). */
 	private updateLengthNorms(): void {
 		const averageLength = this.averageLength;
-		for (let slot = 0; slot < this.slotCount; slot++) this.lengthNorms[slot] = K1 * (1 - B + (B * this.lengths[slot]) / averageLength);
+		for (let slot = 0; slot < this.slotCount; slot++) this.lengthNorms[slot] = this.live[slot] === 0 ? Number.NaN : K1 * (1 - B + (B * this.lengths[slot]) / averageLength);
 	}
 
 	private ensureSlotCapacity(slots: number): void {

@@ -54,7 +54,11 @@ export interface ScoredSlots {
 
 /** The per-slot arrays a ranking reads, and its scratch. */
 export interface RankingInput {
-	live: Uint8Array;
+	/**
+	 * K1 * (1 - B + B * length / average length) per slot; NaN for a dead slot, so its postings add
+	 * NaN (above no floor or threshold: it is never marked nor offered) without a test of liveness
+	 * per posting.
+	 */
 	lengthNorms: Float32Array;
 	/** Slots in the index: postings are below it. */
 	slotCount: number;
@@ -125,7 +129,7 @@ export function* prunedTopKSteps(lists: PostingList[], input: RankingInput, limi
 		for (let index = essential; index < count; index++) postingsHere += ((lists[index].end - cursors[index]) * (windowEnd - windowStart)) / (slotCount - windowStart);
 		const marked = countMarks(marks);
 		const scanned = marked * (count - essential) * LOOKUP_COST > postingsHere;
-		if (scanned) for (let index = essential; index < count; index++) cursors[index] = addMarkedPostings(lists[index], cursors[index], windowStart, windowEnd, input, marks);
+		if (scanned) for (let index = essential; index < count; index++) cursors[index] = addRemainingPostings(lists[index], cursors[index], windowStart, windowEnd, input);
 
 		if (scanned && best.full && marked > DENSE_MARKS) {
 			threshold = offerScoredWindow(input.windowScores, windowEnd - windowStart, windowStart, best, threshold);
@@ -180,11 +184,11 @@ function offerWindow(
 const DENSE_MARKS = WINDOW_SLOTS / 8;
 
 /**
- * offerWindow for a window whose marked chunks were scored in full (scanned) once the top k is
- * full: an unmarked chunk's partial score is below the threshold (by at least what the
- * non-essential lists could add), so the window's scores are read in order rather than its marks
- * (where many are marked, a bit at a time costs more). Slots ascend, so a
- * score equal to the threshold would lose its tie: only higher ones are offered.
+ * offerWindow for a window whose chunks were scored in full (scanned) once the top k is full: an
+ * unmarked chunk's score is at most the threshold (divided by the margin twice: its partial score in
+ * each essential list is at most that list's floor), so the window's scores are read in order rather
+ * than its marks (where many are marked, a bit at a time costs more). Slots ascend, so a score equal
+ * to the threshold would lose its tie: only higher ones are offered.
  */
 function offerScoredWindow(windowScores: Float32Array, length: number, windowStart: number, best: TopK, threshold: number): number {
 	let current = threshold;
@@ -206,43 +210,52 @@ function nextSlot(lists: PostingList[], cursors: Int32Array, essential: number, 
 }
 
 /**
- * Adds a list's postings of live slots in [windowStart, windowEnd) to the window's scores and marks
- * those scoring above `floor`; returns where the list stops.
+ * Adds a list's postings in [windowStart, windowEnd) to the window's scores and marks those scoring
+ * above `floor` (a dead slot's score is NaN: never); returns where the list stops.
  */
 function addPostings(list: PostingList, from: number, windowStart: number, windowEnd: number, input: RankingInput, marks: Int32Array, floor: number): number {
 	const { slots, frequencies, end, weight } = list;
-	const { live, lengthNorms, windowScores } = input;
+	const { lengthNorms, windowScores } = input;
 	let position = from;
+	// The marks of the word being filled are gathered here and stored when the postings leave it: or-ing
+	// each into the array made every posting of a dense list wait for the previous one's store (32
+	// slots share a word), which took a third of its time.
+	let word = 0;
+	let bits = 0;
 	for (; position < end; position++) {
 		const slot = slots[position];
 		if (slot >= windowEnd) break;
-		if (live[slot] === 0) continue;
 		const frequency = frequencies[position];
 		const offset = slot - windowStart;
 		const partial = (weight * frequency) / (frequency + lengthNorms[slot]);
 		windowScores[offset] += partial;
+		if (offset >> 5 !== word) {
+			marks[word] |= bits;
+			word = offset >> 5;
+			bits = 0;
+		}
 		// Without a branch: whether a posting clears the floor is a coin toss the processor cannot predict.
-		marks[offset >> 5] |= +(partial > floor) << (offset & 31);
+		bits |= +(partial > floor) << (offset & 31);
 	}
+	marks[word] |= bits;
 	return position;
 }
 
 /**
- * Adds a list's postings in [windowStart, windowEnd) to the marked slots only (an unmarked one's
- * score gains 0: without a branch, which a window marked half through would mispredict half the
- * time); returns where the list stops.
+ * Adds a non-essential list's postings in [windowStart, windowEnd) to the window's scores, of every
+ * chunk: a marked one's needs them, an unmarked one's stays below the threshold all the same (see
+ * offerScoredWindow), and adding them costs less than testing each posting's mark. Returns where
+ * the list stops.
  */
-function addMarkedPostings(list: PostingList, from: number, windowStart: number, windowEnd: number, input: RankingInput, marks: Int32Array): number {
+function addRemainingPostings(list: PostingList, from: number, windowStart: number, windowEnd: number, input: RankingInput): number {
 	const { slots, frequencies, end, weight } = list;
 	const { lengthNorms, windowScores } = input;
 	let position = advanceTo(list, from, windowStart);
 	for (; position < end; position++) {
 		const slot = slots[position];
 		if (slot >= windowEnd) break;
-		const offset = slot - windowStart;
-		const marked = (marks[offset >> 5] >>> (offset & 31)) & 1;
 		const frequency = frequencies[position];
-		windowScores[offset] += marked * ((weight * frequency) / (frequency + lengthNorms[slot]));
+		windowScores[slot - windowStart] += (weight * frequency) / (frequency + lengthNorms[slot]);
 	}
 	return position;
 }
