@@ -8,7 +8,7 @@ import { sourceLexiconDirectory } from "./index-generations";
 import type { SearchMemoryBudget } from "./search-memory-budget";
 import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, type LoadOptions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
 import { descriptorCloser, LexiconPieces, type LexiconPiecesLocation, type PairRange } from "./lexicon-pieces";
-import { type PostingList, type PostingRange, prunedTopKSteps, WINDOW_SLOTS } from "./pruned-top-k";
+import { type PostingList, type PostingRange, prunedTopKSteps, type RankingWindow, rankingWindow } from "./pruned-top-k";
 import { buffersOf, inSlices, type PackedStrings, PackedStringTable, packStrings, stringStarts, unpackStrings } from "./thread-transfer";
 
 /**
@@ -152,8 +152,8 @@ export class SourceLexicon implements CachedSource {
 	 */
 	private scores = new Float32Array(1024);
 	private touched = new Int32Array(1024);
-	/** Per-query scratch of the pruned ranking: one window's partial scores. */
-	private readonly windowScores = new Float32Array(WINDOW_SLOTS);
+	/** Per-query scratch of the pruned ranking (one window's partial scores), made by its first ranking. */
+	private window: RankingWindow | null = null;
 	/**
 	 * Opened in pieces (lexicon-pieces.ts): the base's postings and the pairs of its slots are in
 	 * the file, read as a search needs them; `postings`, `frequencies` and `pairTerms` /
@@ -427,7 +427,7 @@ export class SourceLexicon implements CachedSource {
 			const recent = this.tail.get(term);
 			if (recent) lists.push(list(recent.slots, recent.frequencies, 0, recent.length, weight, recent.largestBound));
 		});
-		const { slots, scores } = yield* prunedTopKSteps(lists, { lengthNorms: this.lengthNorms, slotCount: this.slotCount, windowScores: this.windowScores }, limit);
+		const { slots, scores } = yield* prunedTopKSteps(lists, { lengthNorms: this.lengthNorms, slotCount: this.slotCount, window: (this.window ??= rankingWindow()) }, limit);
 		return slots.map((slot, index) => ({ chunkId: this.chunkIdOf(slot), slot, score: scores[index] }));
 	}
 

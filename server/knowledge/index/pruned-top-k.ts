@@ -1,4 +1,5 @@
 import { runToEnd, type Steps } from "../../shared/time-slices";
+import { type ColumnKernel, columnKernel } from "./column-kernel";
 
 /**
  * Top-k BM25 that reads the long posting lists of frequent words only where a chunk could still
@@ -62,8 +63,24 @@ export interface RankingInput {
 	lengthNorms: Float32Array;
 	/** Slots in the index: postings are below it. */
 	slotCount: number;
-	/** Scratch, all zero between queries: WINDOW_SLOTS partial scores. */
-	windowScores: Float32Array;
+	window: RankingWindow;
+}
+
+/** A ranking's scratch: a window's partial scores (all zero between queries) and the kernel that finds those above a threshold. */
+export interface RankingWindow {
+	scores: Float32Array;
+	rowsAbove: Int32Array;
+	above: ColumnKernel["above"];
+}
+
+/** Where a RankingWindow's kernel memory holds its scores (float32) and the offsets above a threshold (int32). */
+const WINDOW_SCORES_AT = 0;
+const ROWS_ABOVE_AT = WINDOW_SLOTS * 4;
+
+/** Scratch for one ranking at a time (a lexicon's rankings take turns). */
+export function rankingWindow(): RankingWindow {
+	const { buffer, above } = columnKernel(ROWS_ABOVE_AT + WINDOW_SLOTS * 4);
+	return { scores: new Float32Array(buffer, WINDOW_SCORES_AT, WINDOW_SLOTS), rowsAbove: new Int32Array(buffer, ROWS_ABOVE_AT, WINDOW_SLOTS), above };
 }
 
 /**
@@ -132,11 +149,11 @@ export function* prunedTopKSteps(lists: PostingList[], input: RankingInput, limi
 		if (scanned) for (let index = essential; index < count; index++) cursors[index] = addRemainingPostings(lists[index], cursors[index], windowStart, windowEnd, input);
 
 		if (scanned && best.full && marked > DENSE_MARKS) {
-			threshold = offerScoredWindow(input.windowScores, windowEnd - windowStart, windowStart, best, threshold);
+			threshold = offerScoredWindow(input.window, windowEnd - windowStart, windowStart, best, threshold);
 			marks.fill(0);
 		} else threshold = offerWindow(lists, cursors, essential, boundFrom, marks, windowStart, scanned, input, best, threshold);
 		// Unmarked chunks' partial scores are left in the window: cleared for the next one.
-		input.windowScores.fill(0, 0, windowEnd - windowStart);
+		input.window.scores.fill(0, 0, windowEnd - windowStart);
 		yield;
 	}
 	return best.sorted();
@@ -158,7 +175,8 @@ function offerWindow(
 	best: TopK,
 	threshold: number,
 ): number {
-	const { lengthNorms, windowScores } = input;
+	const { lengthNorms } = input;
+	const windowScores = input.window.scores;
 	let current = threshold;
 	for (let word = 0; word < marks.length; word++) {
 		let bits = marks[word];
@@ -186,15 +204,21 @@ const DENSE_MARKS = WINDOW_SLOTS / 8;
 /**
  * offerWindow for a window whose chunks were scored in full (scanned) once the top k is full: an
  * unmarked chunk's score is at most the threshold (divided by the margin twice: its partial score in
- * each essential list is at most that list's floor), so the window's scores are read in order rather
- * than its marks (where many are marked, a bit at a time costs more). Slots ascend, so a score equal
- * to the threshold would lose its tie: only higher ones are offered.
+ * each essential list is at most that list's floor), so the window's scores above the threshold are
+ * offered, found 16 at a time by the column kernel (where many are marked, visiting marks a bit at a
+ * time, or scores one by one, costs more). Slots ascend, so a score equal to the threshold would
+ * lose its tie: only higher ones are offered. The threshold is a float32 sum (or -Infinity), so the
+ * kernel's float32 comparison is exact; a dead slot's NaN is above nothing.
  */
-function offerScoredWindow(windowScores: Float32Array, length: number, windowStart: number, best: TopK, threshold: number): number {
+function offerScoredWindow(window: RankingWindow, length: number, windowStart: number, best: TopK, threshold: number): number {
+	const { scores, rowsAbove } = window;
+	// Rows past `length` (a last, shorter window) hold zeros: never above a full top k's threshold, skipped all the same.
+	const found = window.above(WINDOW_SCORES_AT, Math.ceil(length / 16) * 16, threshold, ROWS_ABOVE_AT);
 	let current = threshold;
-	for (let offset = 0; offset < length; offset++) {
-		const score = windowScores[offset];
-		if (score > current && best.offer(windowStart + offset, score)) current = best.worstScore;
+	for (let index = 0; index < found; index++) {
+		const offset = rowsAbove[index];
+		const score = scores[offset];
+		if (offset < length && score > current && best.offer(windowStart + offset, score)) current = best.worstScore;
 	}
 	return current;
 }
@@ -215,7 +239,8 @@ function nextSlot(lists: PostingList[], cursors: Int32Array, essential: number, 
  */
 function addPostings(list: PostingList, from: number, windowStart: number, windowEnd: number, input: RankingInput, marks: Int32Array, floor: number): number {
 	const { slots, frequencies, end, weight } = list;
-	const { lengthNorms, windowScores } = input;
+	const { lengthNorms } = input;
+	const windowScores = input.window.scores;
 	let position = from;
 	// The marks of the word being filled are gathered here and stored when the postings leave it: or-ing
 	// each into the array made every posting of a dense list wait for the previous one's store (32
@@ -249,7 +274,8 @@ function addPostings(list: PostingList, from: number, windowStart: number, windo
  */
 function addRemainingPostings(list: PostingList, from: number, windowStart: number, windowEnd: number, input: RankingInput): number {
 	const { slots, frequencies, end, weight } = list;
-	const { lengthNorms, windowScores } = input;
+	const { lengthNorms } = input;
+	const windowScores = input.window.scores;
 	let position = advanceTo(list, from, windowStart);
 	for (; position < end; position++) {
 		const slot = slots[position];

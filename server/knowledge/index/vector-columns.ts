@@ -1,5 +1,5 @@
 import { closeSync, openSync, readSync, writeSync } from "node:fs";
-import { COLUMN_KERNEL_WASM_BASE64 } from "./column-kernel.generated";
+import { type ColumnKernel, columnKernel } from "./column-kernel";
 import { TopK } from "./pruned-top-k";
 import { segmentPath, type VectorSegment } from "./vector-index-files";
 
@@ -151,13 +151,6 @@ export function closeColumnRuns(opened: OpenColumnRuns): void {
 	for (const descriptor of opened.descriptors.splice(0)) closeSync(descriptor);
 }
 
-/** The part of WebAssembly's API used here: Node has it, the TypeScript libraries this repository uses do not declare it. */
-declare const WebAssembly: {
-	Memory: new (descriptor: { initial: number }) => { buffer: ArrayBuffer };
-	Module: new (bytes: Uint8Array) => object;
-	Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => { exports: Record<string, unknown> };
-};
-
 /** Where the kernel's memory holds a block's scores (float32), its four columns (int8), and the rows above a floor (int32). */
 const SCORES_AT = 0;
 const COLUMNS_AT = BLOCK_ROWS * 4;
@@ -166,9 +159,9 @@ const ROWS_AT = COLUMNS_AT + 4 * BLOCK_ROWS;
 /** A column scan's working memory: the WebAssembly kernel (column-kernel.wat) and the views of its memory the scan reads into. */
 export interface ColumnScanScratch {
 	/** The block's scores (set, or added to when `add` is 1) from four columns and their weights. */
-	accumulate: (scores: number, a: number, b: number, c: number, d: number, rows: number, wa: number, wb: number, wc: number, wd: number, add: number) => void;
+	accumulate: ColumnKernel["accumulate"];
 	/** Writes the rows scoring above `floor` to `rowsAbove`, returns how many. */
-	above: (scores: number, rows: number, floor: number, out: number) => number;
+	above: ColumnKernel["above"];
 	scores: Float32Array;
 	columns: Uint8Array;
 	rowsAbove: Int32Array;
@@ -176,14 +169,13 @@ export interface ColumnScanScratch {
 
 /** Scratch for scanColumnRuns, made once per viewed generation (its memory is 768 KiB, never grown). */
 export function columnScanScratch(): ColumnScanScratch {
-	const memory = new WebAssembly.Memory({ initial: (ROWS_AT + BLOCK_ROWS * 4) / 65_536 });
-	const kernel = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(COLUMN_KERNEL_WASM_BASE64, "base64")), { env: { memory } });
+	const { buffer, accumulate, above } = columnKernel(ROWS_AT + BLOCK_ROWS * 4);
 	return {
-		accumulate: kernel.exports.acc4 as ColumnScanScratch["accumulate"],
-		above: kernel.exports.above as ColumnScanScratch["above"],
-		scores: new Float32Array(memory.buffer, SCORES_AT, BLOCK_ROWS),
-		columns: new Uint8Array(memory.buffer, COLUMNS_AT, 4 * BLOCK_ROWS),
-		rowsAbove: new Int32Array(memory.buffer, ROWS_AT, BLOCK_ROWS),
+		accumulate,
+		above,
+		scores: new Float32Array(buffer, SCORES_AT, BLOCK_ROWS),
+		columns: new Uint8Array(buffer, COLUMNS_AT, 4 * BLOCK_ROWS),
+		rowsAbove: new Int32Array(buffer, ROWS_AT, BLOCK_ROWS),
 	};
 }
 
