@@ -31,6 +31,19 @@ export interface SearchInput {
 	query: string;
 	topK?: number;
 	minScore?: number;
+	/** The query's lexemes if already asked for (earlyQueryLexemes); otherwise the search asks. */
+	lexemes?: Promise<Map<string, number>>;
+}
+
+/**
+ * The query's lexemes, asked of PostgreSQL at once: for a caller that looks its source up
+ * meanwhile, or searches several sources with one query (one round trip, not one per source after
+ * the lookup). The rejection of a request no search awaits (the lookup failed first) is handled.
+ */
+export function earlyQueryLexemes(em: EntityManager, query: string): Promise<Map<string, number>> {
+	const lexemes = queryLexemes(em, query);
+	lexemes.catch(() => undefined);
+	return lexemes;
 }
 
 /**
@@ -105,7 +118,7 @@ export async function searchKnowledge(em: EntityManager, dependencies: SearchDep
 	const candidates = Math.max(50, topK * 4);
 	// Both halves start at once: the lexical one does not wait for the embedder's credential lookup.
 	const [lexical, semantic] = await Promise.all([
-		Promise.all([dependencies.search.lexical.lexiconFor(em, source), queryLexemes(em, input.query)]).then(async ([lexicon, terms]) => {
+		Promise.all([dependencies.search.lexical.lexiconFor(em, source), input.lexemes ?? queryLexemes(em, input.query)]).then(async ([lexicon, terms]) => {
 			const ranked = await rankLexicallyInSlices(lexicon, terms, candidates);
 			// Once per process, after this search's own ranking: searches of the source's words, each with an
 			// EntityManager of its own; only where a search stays on this machine (no provider's embeddings or

@@ -1,4 +1,5 @@
 import { type AssistantConfig, KnowledgeSourceSchema } from "../../db/entities";
+import { earlyQueryLexemes } from "../../knowledge/search/search-knowledge";
 import type { TKnowledgeSearchResult } from "../../knowledge/search/types";
 import { tracedSearch } from "../knowledge/traced-search";
 import type { UseCaseContext } from "../platform-services";
@@ -38,6 +39,8 @@ export async function retrieveKnowledge(
 ): Promise<RetrievedChunk[]> {
 	if (input.knowledge.length === 0) return [];
 	const { em, services } = context;
+	// Asked once for every source, while the sources are looked up.
+	const lexemes = earlyQueryLexemes(em.fork(), input.query);
 	const sources = new Map(
 		(await em.find(KnowledgeSourceSchema, { workspace: input.workspaceId, id: { $in: input.knowledge.map((entry) => entry.sourceId) } })).map((source) => [source.id, source]),
 	);
@@ -49,7 +52,7 @@ export async function retrieveKnowledge(
 				return [];
 			}
 			// Each search gets its own fork: they run concurrently and an EntityManager is not shareable.
-			const results = await tracedSearch(em.fork(), services, source, { query: input.query, topK: entry.topK, minScore: entry.minScore ?? DEFAULT_KNOWLEDGE_MIN_SCORE });
+			const results = await tracedSearch(em.fork(), services, source, { query: input.query, topK: entry.topK, minScore: entry.minScore ?? DEFAULT_KNOWLEDGE_MIN_SCORE, lexemes });
 			return results.map((result) => ({ ...result, sourceId: source.id, sourceName: source.name }));
 		}),
 	);

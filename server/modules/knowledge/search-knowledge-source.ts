@@ -1,3 +1,4 @@
+import { earlyQueryLexemes } from "../../knowledge/search/search-knowledge";
 import type { TKnowledgeSearchResult } from "../../knowledge/search/types";
 import { authorizeWorkspace } from "../access/authorize";
 import type { UseCaseContext } from "../platform-services";
@@ -10,9 +11,11 @@ export async function searchKnowledgeSource(
 	input: { workspaceId?: string; sourceId: string; query: string; topK?: number; minScore?: number },
 ): Promise<TKnowledgeSearchResult[]> {
 	const workspaceId = await authorizeWorkspace(context, "knowledge:read", input.workspaceId);
+	// The lexemes need no source: asked for while the source is looked up, not after.
+	const lexemes = earlyQueryLexemes(context.em.fork(), input.query);
 	const source = await findKnowledgeSource(context.em, workspaceId, input.sourceId);
 	const started = performance.now();
-	const results = await tracedSearch(context.em, context.services, source, { query: input.query, topK: input.topK, minScore: input.minScore });
+	const results = await tracedSearch(context.em, context.services, source, { query: input.query, topK: input.topK, minScore: input.minScore, lexemes });
 	context.services.observability.metrics.recordSearch((performance.now() - started) / 1000);
 	return results;
 }
