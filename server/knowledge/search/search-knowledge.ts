@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { KnowledgeSource } from "../../db/entities";
 import type { Egress } from "../../egress/egress";
@@ -119,6 +120,11 @@ export async function searchKnowledge(em: EntityManager, dependencies: SearchDep
 	// Both halves start at once: the lexical one does not wait for the embedder's credential lookup.
 	const [lexical, semantic] = await Promise.all([
 		Promise.all([dependencies.search.lexical.lexiconFor(em, source), input.lexemes ?? queryLexemes(em, input.query)]).then(async ([lexicon, terms]) => {
+			// A turn of the loop first: the vector half, ready to go once its query is embedded (a builtin
+			// embedding is computed here, at once), reaches the graph-search thread before the ranking takes
+			// the loop for a slice; otherwise the two halves ran one after the other whenever the lexemes
+			// were ready first.
+			await nextTurn();
 			const ranked = await rankLexicallyInSlices(lexicon, terms, candidates);
 			// Once per process, after this search's own ranking: searches of the source's words, each with an
 			// EntityManager of its own; only where a search stays on this machine (no provider's embeddings or
