@@ -518,10 +518,7 @@ export class SourceLexicon implements CachedSource {
 
 	/** A chunk's lexemes with their (field-weighted) counts. */
 	termsOf(slot: number): [string, number][] {
-		const { terms, frequencies, start, end } = this.pairsOf(slot);
-		const lexemes: [string, number][] = [];
-		for (let pair = start; pair < end; pair++) lexemes.push([this.termNames[terms[pair]], frequencies[pair]]);
-		return lexemes;
+		return this.termNumbersOf(slot).map(([term, count]) => [this.termNames[term], count]);
 	}
 
 	/**

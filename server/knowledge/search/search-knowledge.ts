@@ -39,10 +39,11 @@ export interface SearchInput {
 /**
  * The query's lexemes, asked of PostgreSQL at once: for a caller that looks its source up
  * meanwhile, or searches several sources with one query (one round trip, not one per source after
- * the lookup). The rejection of a request no search awaits (the lookup failed first) is handled.
+ * the lookup). On an EntityManager of its own, since it runs beside the caller's queries. The
+ * rejection of a request no search awaits (the lookup failed first) is handled.
  */
 export function earlyQueryLexemes(em: EntityManager, query: string): Promise<Map<string, number>> {
-	const lexemes = queryLexemes(em, query);
+	const lexemes = queryLexemes(em.fork(), query);
 	lexemes.catch(() => undefined);
 	return lexemes;
 }

@@ -40,7 +40,7 @@ export async function retrieveKnowledge(
 	if (input.knowledge.length === 0) return [];
 	const { em, services } = context;
 	// Asked once for every source, while the sources are looked up.
-	const lexemes = earlyQueryLexemes(em.fork(), input.query);
+	const lexemes = earlyQueryLexemes(em, input.query);
 	const sources = new Map(
 		(await em.find(KnowledgeSourceSchema, { workspace: input.workspaceId, id: { $in: input.knowledge.map((entry) => entry.sourceId) } })).map((source) => [source.id, source]),
 	);

@@ -12,7 +12,7 @@ export async function searchKnowledgeSource(
 ): Promise<TKnowledgeSearchResult[]> {
 	const workspaceId = await authorizeWorkspace(context, "knowledge:read", input.workspaceId);
 	// The lexemes need no source: asked for while the source is looked up, not after.
-	const lexemes = earlyQueryLexemes(context.em.fork(), input.query);
+	const lexemes = earlyQueryLexemes(context.em, input.query);
 	const source = await findKnowledgeSource(context.em, workspaceId, input.sourceId);
 	const started = performance.now();
 	const results = await tracedSearch(context.em, context.services, source, { query: input.query, topK: input.topK, minScore: input.minScore, lexemes });
