@@ -43,6 +43,7 @@ import pg from "pg";
 import { Agent, fetch as fetchWithAgent } from "undici";
 import { buildBundles, SERVER_ENTRY_POINTS } from "../scripts/build";
 import { createTestDatabase } from "../test/helpers/database";
+import { calibrateMachine, describeCalibration } from "./machine-calibration";
 import { processMemoryMiB, restartPeakWindow } from "./process-memory";
 import { describeRun } from "./run-record";
 import { generatedWords, seededRandom, zipfRanks } from "../test/helpers/zipf-text";
@@ -109,7 +110,12 @@ async function freePort(): Promise<number> {
 	});
 }
 
+/** The memory settings `npm start` gives the server's process (package.json), unless this process's environment has its own. */
+const packageScripts = (JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8")) as { scripts: Record<string, string> }).scripts;
+const startTunables = /GLIBC_TUNABLES=\$\{GLIBC_TUNABLES:-([^}]+)\}/.exec(packageScripts.start)?.[1];
+
 const serverEnvironment = (port: number) => ({
+	...(startTunables ? { GLIBC_TUNABLES: startTunables } : {}),
 	...process.env,
 	DATABASE_URL: database.url,
 	SECRET_KEY,
@@ -214,6 +220,29 @@ async function workerPidOf(server: RunningServer): Promise<number | undefined> {
 	return undefined;
 }
 
+/**
+ * The server's processor time so far, in ms (user, system): its main thread's (the event loop's),
+ * and its other threads' together (the process's total, which keeps the time of threads that ended, less the main thread's).
+ */
+async function threadCpuMs(server: RunningServer): Promise<{ main: [number, number]; others: [number, number] }> {
+	const pid = server.process.pid as number;
+	const ticksToMs = 10;
+	const timesOf = async (path: string): Promise<[number, number]> => {
+		const stat = await readFile(path, "utf8").catch(() => "");
+		const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+		return [Number(fields[11] ?? 0) * ticksToMs, Number(fields[12] ?? 0) * ticksToMs];
+	};
+	const main = await timesOf(`/proc/${pid}/task/${pid}/stat`);
+	const total = await timesOf(`/proc/${pid}/stat`);
+	return { main, others: [total[0] - main[0], total[1] - main[1]] };
+}
+
+/** Processor time per search between two readings of threadCpuMs, in ms (user, system). */
+function cpuPerSearch(before: Awaited<ReturnType<typeof threadCpuMs>>, after: Awaited<ReturnType<typeof threadCpuMs>>, searches: number) {
+	const per = (index: 0 | 1, of: "main" | "others") => round((after[of][index] - before[of][index]) / searches, 2);
+	return { mainThreadUser: per(0, "main"), mainThreadSystem: per(1, "main"), otherThreadsUser: per(0, "others"), otherThreadsSystem: per(1, "others") };
+}
+
 /** Resident and peak resident memory of the server process, in MiB. */
 async function memoryOf(server: RunningServer): Promise<{ rssMiB: number; peakMiB: number }> {
 	const { rssMiB, peakMiB } = await processMemoryMiB(server.process.pid as number);
@@ -270,7 +299,9 @@ const { main, worker, parser, "index-builder": indexBuilder, "body-thread": body
 await buildBundles({ main, worker, parser, "index-builder": indexBuilder, "body-thread": bodyThread }, "dist/bench-scale");
 
 // Recorded before the run, so the load average is the one the run started under.
-const run = describeRun({ stages: STAGES, queries: QUERIES, documentBytes: DOCUMENT_BYTES, vocabulary: VOCABULARY, uploadsInFlight: UPLOADS_IN_FLIGHT, searchMemoryMb: process.env.KNOWLEDGE_SEARCH_MEMORY_MB ?? "default", knowledgeWorker: INLINE_WORKER ? "inline" : "process" });
+const machine = await calibrateMachine(database.url);
+log(describeCalibration(machine));
+const run = describeRun({ stages: STAGES, queries: QUERIES, documentBytes: DOCUMENT_BYTES, vocabulary: VOCABULARY, uploadsInFlight: UPLOADS_IN_FLIGHT, searchMemoryMb: process.env.KNOWLEDGE_SEARCH_MEMORY_MB ?? "default", knowledgeWorker: INLINE_WORKER ? "inline" : "process", glibcTunables: process.env.GLIBC_TUNABLES ?? startTunables ?? null });
 let server: RunningServer | undefined;
 const health = watchHealth();
 const rows: Record<string, unknown>[] = [];
@@ -375,10 +406,14 @@ try {
 		const loopDelayDuringSearches = await longestLoopDelayMs(server);
 		// The same again with the server's code warm (the first searches after a start or a build run partly unoptimized).
 		const warmLatencies: number[] = [];
+		const cpuBeforeWarm = await threadCpuMs(server);
 		for (const query of warmQueries) warmLatencies.push(await searchOnce(query));
+		const warmCpu = cpuPerSearch(cpuBeforeWarm, await threadCpuMs(server), warmQueries.length);
 		const loopDelayDuringWarmSearches = await longestLoopDelayMs(server);
 		const floorLatencies: number[] = [];
+		const cpuBeforeFloor = await threadCpuMs(server);
 		for (const query of warmQueries) floorLatencies.push(await searchOnce(query, floorSourceId));
+		const floorCpu = cpuPerSearch(cpuBeforeFloor, await threadCpuMs(server), warmQueries.length);
 		const memory = await memoryOf(server);
 		const peakDuringSearches = await takePeakMiB(server);
 		const healthDuringSearch = health.take();
@@ -408,6 +443,8 @@ try {
 			serverLongestLoopDelayDuringWarmSearchesMs: loopDelayDuringWarmSearches,
 			floorSearchP50Ms: round(percentile(floorLatencies, 50)),
 			floorSearchP99Ms: round(percentile(floorLatencies, 99)),
+			serverCpuPerWarmSearchMs: warmCpu,
+			serverCpuPerFloorSearchMs: floorCpu,
 			firstSearchAfterIngestionMs: round(firstAfterIngestion),
 			indexBuildsAfterFirstSearchS: round(builds.ms / 1000),
 			serverLongestLoopDelayDuringFirstSearchMs: loopDelayDuringFirstSearch,
@@ -435,7 +472,7 @@ try {
 	}
 	await writeFile(
 		new URL("./results/knowledge-scale.json", import.meta.url),
-		`${JSON.stringify({ ...run, rows }, null, 2)}\n`,
+		`${JSON.stringify({ ...run, machine, rows }, null, 2)}\n`,
 	);
 } finally {
 	await health.stop();

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -34,6 +34,26 @@ function freePort(): Promise<number> {
 	});
 }
 
+/** The environments of this machine's processes running a bundle whose path ends with `script`, started with PORT=`port`. */
+function environmentsOfProcesses(script: string, port: number): Record<string, string>[] {
+	const environments: Record<string, string>[] = [];
+	for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+		try {
+			if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").some((argument) => argument.endsWith(script))) continue;
+			const environment = Object.fromEntries(
+				readFileSync(`/proc/${pid}/environ`, "utf8")
+					.split("\0")
+					.filter(Boolean)
+					.map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]),
+			);
+			if (environment.PORT === String(port)) environments.push(environment);
+		} catch {
+			// Gone meanwhile.
+		}
+	}
+	return environments;
+}
+
 async function operator(...args: string[]) {
 	const result = await runOperatorCliOnDataDirectory(dataDirectory, args);
 	expect(result.stderr).toBe("");
@@ -56,6 +76,7 @@ describe("npm start with no DATABASE_URL", () => {
 		const environment: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), DATA_DIR: dataDirectory, LOG_LEVEL: "info", EGRESS_ALLOW_HOSTS: TEST_EGRESS_ALLOW_HOSTS };
 		delete environment.DATABASE_URL;
 		delete environment.SECRET_KEY;
+		delete environment.GLIBC_TUNABLES;
 		child = spawn("npm", ["start"], { env: environment, stdio: ["ignore", "pipe", "pipe"] });
 		let output = "";
 		const outputWaiters: (() => void)[] = [];
@@ -80,6 +101,9 @@ describe("npm start with no DATABASE_URL", () => {
 		expect(await health?.json()).toEqual({ status: "ok", database: "ok" });
 		expect(existsSync(join(dataDirectory, "secret-key"))).toBe(true);
 		expect(existsSync(join(dataDirectory, "postgres", "PG_VERSION"))).toBe(true);
+		// The server and its ingestion worker process keep malloc's large blocks on transparent huge pages (docs/production.md).
+		const started = [...environmentsOfProcesses("dist/main.js", port), ...environmentsOfProcesses("dist/worker.js", port)];
+		expect(started.map((environment) => environment.GLIBC_TUNABLES)).toEqual(["glibc.malloc.hugetlb=1", "glibc.malloc.hugetlb=1"]);
 
 		// An operator beside the running server: the CLI shares its cluster and its secret-key file.
 		const bootstrap = await operator("bootstrap", "--organization", "Acme", "--workspace", "Main", "--email", "owner@example.com", "--password", "a long password");
