@@ -110,9 +110,8 @@ async function freePort(): Promise<number> {
 	});
 }
 
-/** The memory settings `npm start` gives the server's process (package.json), unless this process's environment has its own. */
-const packageScripts = (JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8")) as { scripts: Record<string, string> }).scripts;
-const startTunables = /GLIBC_TUNABLES=\$\{GLIBC_TUNABLES:-([^}]+)\}/.exec(packageScripts.start)?.[1];
+/** The memory settings `npm start` gives the server's process (package.json's config.glibcTunables), unless this process's environment has its own. */
+const startTunables = (JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8")) as { config?: { glibcTunables?: string } }).config?.glibcTunables;
 
 const serverEnvironment = (port: number) => ({
 	...(startTunables ? { GLIBC_TUNABLES: startTunables } : {}),
