@@ -1,5 +1,6 @@
 import { rm } from "node:fs/promises";
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { driverQuery } from "../../db/driver-query";
 import type { DatabaseNotifications } from "../../db/notifications";
 import { runToEnd, SlicedTurns, type Steps } from "../../shared/time-slices";
 import { DEFAULT_KNOWLEDGE_OPTIONS } from "../options";
@@ -1166,7 +1167,7 @@ export class LexicalIndexCache extends SourceChunkCache<SourceLexicon> {
 
 /** The query's lexemes with their counts, by PostgreSQL's own analysis (`to_tsvector('english', …)`). */
 export async function queryLexemes(em: EntityManager, query: string): Promise<Map<string, number>> {
-	const [row] = await em.getConnection().execute<{ lexemes: string }[]>("select to_tsvector('english', ?)::text as lexemes", [query]);
+	const [row] = await driverQuery<{ lexemes: string }>(em, "select to_tsvector('english', $1)::text as lexemes", [query]);
 	const terms = new Map<string, number>();
 	parseTsvector(row?.lexemes ?? "", (lexeme, frequency) => terms.set(lexeme, frequency));
 	return terms;

@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { driverQuery } from "../../db/driver-query";
 import type { KnowledgeSource } from "../../db/entities";
 import type { Egress } from "../../egress/egress";
 import type { SecretBox } from "../../shared/crypto";
@@ -39,11 +40,11 @@ export interface SearchInput {
 /**
  * The query's lexemes, asked of PostgreSQL at once: for a caller that looks its source up
  * meanwhile, or searches several sources with one query (one round trip, not one per source after
- * the lookup). On an EntityManager of its own, since it runs beside the caller's queries. The
+ * the lookup). On a pooled connection of its own (driverQuery), beside the caller's queries. The
  * rejection of a request no search awaits (the lookup failed first) is handled.
  */
 export function earlyQueryLexemes(em: EntityManager, query: string): Promise<Map<string, number>> {
-	const lexemes = queryLexemes(em.fork(), query);
+	const lexemes = queryLexemes(em, query);
 	lexemes.catch(() => undefined);
 	return lexemes;
 }
@@ -143,18 +144,17 @@ export async function searchKnowledge(em: EntityManager, dependencies: SearchDep
 	).filter((hit) => hit.score >= (input.minScore ?? 0));
 	if (ranked.length === 0) return [];
 	// Vectors may be a moment stale (cache); the READY join drops chunks of deleted or re-ingesting documents.
-	const rows: { id: string; document_id: string; filename: string; text: string; location: TKnowledgeSearchResult["location"] }[] = await em
-		.getConnection()
-		.execute(
-			// The hits, then their documents, by primary key only: as one join, tables not yet analysed
-			// after a bulk ingestion got plans that read every chunk of the source (30 ms at 23k
-			// chunks, growing with the source) instead of a few rows.
-			`with hits as materialized (select c.id, c.source_id, c.document_id, c.text, c.location from knowledge_chunks c where c.id in (?)),
-			 documents as materialized (select d.id, d.filename, d.status from knowledge_documents d where d.id = any(array(select document_id from hits)))
-			 select h.id, h.document_id, d.filename, h.text, h.location from hits h join documents d on d.id = h.document_id
-			 where h.source_id = ? and d.status = 'READY'`,
-			[ranked.slice(0, topK * 2).map((hit) => hit.chunkId), source.id],
-		);
+	const rows = await driverQuery<{ id: string; document_id: string; filename: string; text: string; location: TKnowledgeSearchResult["location"] }>(
+		em,
+		// The hits, then their documents, by primary key only: as one join, tables not yet analysed
+		// after a bulk ingestion got plans that read every chunk of the source (30 ms at 23k
+		// chunks, growing with the source) instead of a few rows.
+		`with hits as materialized (select c.id, c.source_id, c.document_id, c.text, c.location from knowledge_chunks c where c.id = any($1::text[])),
+		 documents as materialized (select d.id, d.filename, d.status from knowledge_documents d where d.id = any(array(select document_id from hits)))
+		 select h.id, h.document_id, d.filename, h.text, h.location from hits h join documents d on d.id = h.document_id
+		 where h.source_id = $2 and d.status = 'READY'`,
+		[ranked.slice(0, topK * 2).map((hit) => hit.chunkId), source.id],
+	);
 	const byId = new Map(rows.map((row) => [row.id, row]));
 	const results: TKnowledgeSearchResult[] = [];
 	for (const hit of ranked) {

@@ -1,6 +1,7 @@
-import { type AssistantConfig, KnowledgeSourceSchema } from "../../db/entities";
+import type { AssistantConfig } from "../../db/entities";
 import { earlyQueryLexemes } from "../../knowledge/search/search-knowledge";
 import type { TKnowledgeSearchResult } from "../../knowledge/search/types";
+import { readKnowledgeSources } from "../knowledge/find-knowledge-records";
 import { tracedSearch } from "../knowledge/traced-search";
 import type { UseCaseContext } from "../platform-services";
 
@@ -41,9 +42,7 @@ export async function retrieveKnowledge(
 	const { em, services } = context;
 	// Asked once for every source, while the sources are looked up.
 	const lexemes = earlyQueryLexemes(em, input.query);
-	const sources = new Map(
-		(await em.find(KnowledgeSourceSchema, { workspace: input.workspaceId, id: { $in: input.knowledge.map((entry) => entry.sourceId) } })).map((source) => [source.id, source]),
-	);
+	const sources = new Map((await readKnowledgeSources(em, input.workspaceId, input.knowledge.map((entry) => entry.sourceId))).map((source) => [source.id, source]));
 	const perSource = await Promise.all(
 		input.knowledge.map(async (entry) => {
 			const source = sources.get(entry.sourceId);

@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { type KnowledgeDocument, KnowledgeDocumentSchema, type KnowledgeSource, KnowledgeSourceSchema } from "../../db/entities";
+import { driverQuery } from "../../db/driver-query";
 import { AppError } from "../../shared/app-error";
 
 /** Another workspace's source is NOT_FOUND, never FORBIDDEN: ids must not leak across tenants. */
@@ -7,6 +8,49 @@ export async function findKnowledgeSource(em: EntityManager, workspaceId: string
 	const source = await em.findOne(KnowledgeSourceSchema, { id: sourceId, workspace: workspaceId });
 	if (!source) throw AppError.notFound("Knowledge source");
 	return source;
+}
+
+/**
+ * findKnowledgeSource for a use case that only reads the source (a search): one statement through
+ * the driver, a plain record the EntityManager does not manage.
+ */
+export async function readKnowledgeSource(em: EntityManager, workspaceId: string, sourceId: string): Promise<KnowledgeSource> {
+	const [source] = await readKnowledgeSources(em, workspaceId, [sourceId]);
+	if (!source) throw AppError.notFound("Knowledge source");
+	return source;
+}
+
+/** The workspace's sources among `sourceIds` (others are left out), as readKnowledgeSource reads one. */
+export async function readKnowledgeSources(em: EntityManager, workspaceId: string, sourceIds: string[]): Promise<KnowledgeSource[]> {
+	const rows = await driverQuery<{
+		id: string;
+		workspace_id: string;
+		name: string;
+		description: string | null;
+		embedding_provider: string;
+		embedding_model: string;
+		embedding_dimensions: number | null;
+		vector_store: string;
+		created_at: Date;
+		updated_at: Date;
+	}>(
+		em,
+		`select id, workspace_id, name, description, embedding_provider, embedding_model, embedding_dimensions, vector_store, created_at, updated_at
+		 from knowledge_sources where id = any($1::text[]) and workspace_id = $2`,
+		[sourceIds, workspaceId],
+	);
+	return rows.map((row) => ({
+		id: row.id,
+		workspace: row.workspace_id,
+		name: row.name,
+		description: row.description,
+		embeddingProvider: row.embedding_provider,
+		embeddingModel: row.embedding_model,
+		embeddingDimensions: row.embedding_dimensions,
+		vectorStore: row.vector_store,
+		createdAt: row.created_at,
+		updatedAt: row.updated_at,
+	}));
 }
 
 export interface DocumentRef {
