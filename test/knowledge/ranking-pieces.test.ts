@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { HEADING_WEIGHT, invertLexicon, type LexicalChunkRow, SourceLexicon } from "../../server/knowledge/index/lexical-index";
 import { SLICE_ROWS, SourceMatrix, type VectorChunkRow } from "../../server/knowledge/index/vector-cache";
 import { encodeVector } from "../../server/knowledge/index/vector-encoding";
-import { expandQuery } from "../../server/knowledge/search/expand-query";
+import { type ExpansionOptions, expandQuery } from "../../server/knowledge/search/expand-query";
 import { fuseRankings, LEXICAL_WEIGHT } from "../../server/knowledge/search/fuse-rankings";
 import { rankLexically } from "../../server/knowledge/search/rank-lexically";
 
@@ -64,6 +64,53 @@ describe("RM3 query expansion", () => {
 		const frequencies: Record<string, number> = { gust: 900_000, the: 150_000, load: 40_000, wing: 30_000 };
 		const expanded = expandQuery(terms("gust"), feedback, { feedbackChunks: 10, feedbackTerms: 40, originalWeight: 0.5, postingsBudget: 100_000 }, (term) => frequencies[term]);
 		expect([...expanded.keys()].sort()).toEqual(["gust", "load", "wing"]);
+	});
+
+	it("reads terms heaviest first and equal weights by term, as one whole sort would: the same expansion, bit for bit, in the same order", () => {
+		// RM3 as defined: every candidate term sorted, then read in order until the terms or the budget run out.
+		const definition = (query: Map<string, number>, feedback: { terms: [string, number][]; length: number; score: number }[], options: ExpansionOptions, frequency: (term: string) => number) => {
+			const total = [...query.values()].reduce((sum, weight) => sum + weight, 0);
+			const best = Math.max(...feedback.map((chunk) => chunk.score));
+			const relevance = new Map<string, number>();
+			for (const chunk of feedback.slice(0, options.feedbackChunks)) {
+				for (const [term, count] of chunk.terms) relevance.set(term, (relevance.get(term) ?? 0) + count * (Math.exp(chunk.score - best) / chunk.length));
+			}
+			const selected: [string, number][] = [];
+			let postings = 0;
+			for (const [term, weight] of [...relevance].sort((left, right) => right[1] - left[1] || (left[0] < right[0] ? -1 : 1))) {
+				if (selected.length === options.feedbackTerms) break;
+				if (!query.has(term) && postings + frequency(term) > options.postingsBudget) continue;
+				if (!query.has(term)) postings += frequency(term);
+				selected.push([term, weight]);
+			}
+			const selectedTotal = selected.reduce((sum, [, weight]) => sum + weight, 0);
+			const expanded = new Map([...query].map(([term, weight]) => [term, (options.originalWeight * weight) / total]));
+			for (const [term, weight] of selected) expanded.set(term, (expanded.get(term) ?? 0) + ((1 - options.originalWeight) * weight) / selectedTotal);
+			return expanded;
+		};
+		let seed = 11;
+		const draw = (below: number) => {
+			seed = (seed * 1103515245 + 12345) % 2 ** 31;
+			return seed % below;
+		};
+		const vocabulary = Array.from({ length: 400 }, (_, index) => `t${(index * 7919) % 400}`);
+		const frequencies = new Map(vocabulary.map((term) => [term, 1 + draw(3) * draw(900)]));
+		let compared = 0;
+		for (let trial = 0; trial < 60; trial++) {
+			// Chunks of equal length and mostly single counts: many terms share a weight, as at a large source.
+			const feedback = Array.from({ length: 10 }, (_, chunk) => ({
+				terms: [...new Map(Array.from({ length: 60 }, () => [vocabulary[draw(vocabulary.length)], draw(8) === 0 ? 2 : 1] as [string, number]))],
+				length: 60,
+				score: 20 - chunk * (trial % 3),
+			}));
+			const query = terms(vocabulary[draw(vocabulary.length)], vocabulary[draw(vocabulary.length)]);
+			const options = { feedbackChunks: 10, feedbackTerms: [5, 40, 400][trial % 3], originalWeight: 0.5, postingsBudget: [300, 3_000, 100_000][Math.floor(trial / 3) % 3] };
+			const frequency = (term: string) => frequencies.get(term) ?? 0;
+			const expanded = expandQuery(query, feedback, options, frequency);
+			expect([...expanded]).toEqual([...definition(query, feedback, options, frequency)]);
+			compared += expanded.size;
+		}
+		expect(compared).toBeGreaterThan(60 * 10);
 	});
 
 	it("returns the query unchanged without feedback", () => {

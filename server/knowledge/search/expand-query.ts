@@ -57,19 +57,37 @@ export function expandQuery<Term = string>(
 		const chunkWeight = Math.exp(chunk.score - best) / chunk.length;
 		for (const [term, count] of chunk.terms) relevance.set(term, (relevance.get(term) ?? 0) + count * chunkWeight);
 	}
-	// A new term with more postings than the whole budget can never join: left out before the sort
-	// (at a large source most of the feedback chunks' terms are such frequent words).
-	const eligible: [Term, number][] = [];
-	for (const entry of relevance) if (query.has(entry[0]) || documentFrequency(entry[0]) <= options.postingsBudget) eligible.push(entry);
+	// The terms grouped by weight, then read heaviest first and equal weights in order of their terms
+	// (the terms of one weight sorted only when one of them can still join). Most of a thousand
+	// feedback terms share their weight with others (a term once in one chunk), and once the budget
+	// is nearly spent few fit: one sort of them all, comparing terms on every tie, was most of RM3's
+	// time at a large source. A new term with more postings than the whole budget can never join:
+	// left out at once (most of the feedback chunks' terms are such frequent words there).
+	const byWeight = new Map<number, [Term, number][]>();
+	for (const entry of relevance) {
+		if (!query.has(entry[0]) && documentFrequency(entry[0]) > options.postingsBudget) continue;
+		const equal = byWeight.get(entry[1]);
+		if (equal) equal.push(entry);
+		else byWeight.set(entry[1], [entry]);
+	}
+	const weights = Float64Array.from(byWeight.keys()).sort();
 	const selected: [Term, number][] = [];
 	let postings = 0;
-	for (const [term, weight] of eligible.sort((left, right) => right[1] - left[1] || order(left[0], right[0]))) {
-		if (selected.length === options.feedbackTerms) break;
-		const cost = documentFrequency(term);
-		// The query's own terms are ranked anyway: only new terms spend the budget.
-		if (!query.has(term) && postings + cost > options.postingsBudget) continue;
-		if (!query.has(term)) postings += cost;
-		selected.push([term, weight]);
+	// The query's own terms are ranked anyway: only new terms spend the budget.
+	const canJoin = (term: Term) => query.has(term) || postings + documentFrequency(term) <= options.postingsBudget;
+	const byTerm = (left: [Term, number], right: [Term, number]) => order(left[0], right[0]);
+	for (let index = weights.length - 1; index >= 0 && selected.length < options.feedbackTerms; index--) {
+		const equal = byWeight.get(weights[index]) as [Term, number][];
+		if (equal.length > 1) {
+			if (!equal.some(([term]) => canJoin(term))) continue;
+			equal.sort(byTerm);
+		}
+		for (const [term, weight] of equal) {
+			if (selected.length === options.feedbackTerms) break;
+			if (!canJoin(term)) continue;
+			if (!query.has(term)) postings += documentFrequency(term);
+			selected.push([term, weight]);
+		}
 	}
 	const selectedTotal = selected.reduce((sum, [, weight]) => sum + weight, 0);
 	const expanded = new Map<Term, number>();
