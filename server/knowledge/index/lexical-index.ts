@@ -119,7 +119,8 @@ export interface LexicalHit {
  */
 export class SourceLexicon implements CachedSource {
 	readonly versions: DocumentVersions = new Map();
-	private readonly slotsOfDocument = new Map<string, number[]>();
+	/** Each document's slots: views of one array for a loaded lexicon (see fromTransfer), arrays for documents added since. */
+	private readonly slotsOfDocument = new Map<string, number[] | Int32Array>();
 	private readonly terms = new Map<string, number>();
 	private termNames: string[] = [];
 	private documentFrequency = new Int32Array(1024);
@@ -623,7 +624,8 @@ export class SourceLexicon implements CachedSource {
 
 	/** Approximate bytes held (typed arrays, chunk ids, vocabulary, tail); for the benchmark and operators. */
 	memoryBytes(): number {
-		let bytes = this.chunkIds.byteLength + this.idOfSlot.byteLength + (this.pieces?.scratchBytes ?? 0);
+		// Slots' document lists: 4 bytes a slot (views of one array after a load).
+		let bytes = this.chunkIds.byteLength + this.idOfSlot.byteLength + 4 * this.slotCount + (this.pieces?.scratchBytes ?? 0);
 		for (const term of this.termNames) bytes += 16 + term.length + 24;
 		for (const recent of this.tail.values()) bytes += 64 + recent.byteLength;
 		const arrays = [...this.indexArrays(), this.scores, this.touched];
@@ -690,14 +692,23 @@ export class SourceLexicon implements CachedSource {
 		const documentIds = unpackStrings(transfer.documentIds);
 		const documentVersions = unpackStrings(transfer.documentVersions);
 		await inSlices(documentIds.length, (index) => lexicon.versions.set(documentIds[index], documentVersions[index]));
+		// Each document's slots as a view of one typed array, grouped by counting: a million slots pushed
+		// into per-document arrays were megabytes of the main thread's heap, copied by the collector into
+		// new pages at every load (pauses of 40-60 ms on a machine where a fresh page is slow).
 		const { documentOfSlot } = transfer;
+		const starts = new Int32Array(documentIds.length + 1);
 		await inSlices(transfer.slotCount, (slot) => {
-			if (documentOfSlot[slot] < 0) return;
-			const documentId = documentIds[documentOfSlot[slot]];
-			const slots = lexicon.slotsOfDocument.get(documentId);
-			if (slots) slots.push(slot);
-			else lexicon.slotsOfDocument.set(documentId, [slot]);
+			if (documentOfSlot[slot] >= 0) starts[documentOfSlot[slot] + 1]++;
 		});
+		for (let index = 1; index < starts.length; index++) starts[index] += starts[index - 1];
+		const slotsInDocumentOrder = new Int32Array(starts[documentIds.length]);
+		const next = starts.slice(0, documentIds.length);
+		await inSlices(transfer.slotCount, (slot) => {
+			if (documentOfSlot[slot] >= 0) slotsInDocumentOrder[next[documentOfSlot[slot]]++] = slot;
+		});
+		for (let index = 0; index < documentIds.length; index++) {
+			if (starts[index + 1] > starts[index]) lexicon.slotsOfDocument.set(documentIds[index], slotsInDocumentOrder.subarray(starts[index], starts[index + 1]));
+		}
 		lexicon.documentFrequency = transfer.documentFrequency;
 		lexicon.live = transfer.live;
 		lexicon.lengths = transfer.lengths;
@@ -804,8 +815,8 @@ export class SourceLexicon implements CachedSource {
 			}
 		}
 		const slots = this.slotsOfDocument.get(documentId);
-		if (slots) slots.push(slot);
-		else this.slotsOfDocument.set(documentId, [slot]);
+		if (Array.isArray(slots)) slots.push(slot);
+		else this.slotsOfDocument.set(documentId, slots ? [...slots, slot] : [slot]);
 		this.versions.set(documentId, version);
 	}
 
@@ -816,7 +827,7 @@ export class SourceLexicon implements CachedSource {
 		// Slot-indexed arrays share one capacity (pairStarts one more), which ensureSlotCapacity relies on.
 		const idOfSlot = new Int32Array(Math.max(1, next));
 		for (let slot = 0; slot < this.slotCount; slot++) if (renumbered[slot] >= 0) idOfSlot[renumbered[slot]] = this.idOfSlot[slot];
-		for (const [documentId, slots] of this.slotsOfDocument) this.slotsOfDocument.set(documentId, slots.map((slot) => renumbered[slot]));
+		for (const [documentId, slots] of this.slotsOfDocument) this.slotsOfDocument.set(documentId, Int32Array.from(slots, (slot) => renumbered[slot]));
 		this.pairStarts = inverted.pairStarts;
 		this.pairTerms = inverted.pairTerms;
 		this.pairFrequencies = inverted.pairFrequencies;
