@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { driverQuery } from "../../db/driver-query";
+import { driverQuery } from "../../db/raw-connection";
 import type { DatabaseNotifications } from "../../db/notifications";
 import { runToEnd, SlicedTurns, type Steps } from "../../shared/time-slices";
 import { DEFAULT_KNOWLEDGE_OPTIONS } from "../options";

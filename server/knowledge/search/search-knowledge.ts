@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { driverQuery } from "../../db/driver-query";
+import { driverQuery } from "../../db/raw-connection";
 import type { KnowledgeSource } from "../../db/entities";
 import type { Egress } from "../../egress/egress";
 import type { SecretBox } from "../../shared/crypto";

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { type KnowledgeDocument, KnowledgeDocumentSchema, type KnowledgeSource, KnowledgeSourceSchema } from "../../db/entities";
-import { driverQuery } from "../../db/driver-query";
+import { driverQuery } from "../../db/raw-connection";
 import { AppError } from "../../shared/app-error";
 
 /** Another workspace's source is NOT_FOUND, never FORBIDDEN: ids must not leak across tenants. */
