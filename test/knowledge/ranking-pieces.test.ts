@@ -33,11 +33,22 @@ function documentMaker() {
 		Array.from({ length: 1 + (id.length % 3) }, (_, index) => row(`${id}-r${round}-c${index}`, id, Array.from({ length: 6 + (index % 4) }, pick).join(" "), index === 0 ? pick() : undefined));
 }
 
+/** expandQuery over lexemes: each numbered in the order first seen, ties broken by lexeme (as a lexicon's term numbers sort). */
+function expandLexemes(query: Map<string, number>, feedback: { terms: [string, number][]; length: number; score: number }[], options?: ExpansionOptions, frequency: (lexeme: string) => number = () => 0): Map<string, number> {
+	const numbers = new Map<string, number>();
+	const lexemes: string[] = [];
+	const numberOf = (lexeme: string) => numbers.get(lexeme) ?? numbers.set(lexeme, lexemes.push(lexeme) - 1).get(lexeme) ?? -1;
+	const chunks = feedback.map((chunk) => ({ terms: chunk.terms.map(([lexeme]) => numberOf(lexeme)), counts: chunk.terms.map(([, count]) => count), length: chunk.length, score: chunk.score }));
+	const numbered = new Map([...query].map(([lexeme, weight]) => [numberOf(lexeme), weight]));
+	const expanded = expandQuery(numbered, chunks, options, (term) => frequency(lexemes[term]), (left, right) => (lexemes[left] < lexemes[right] ? -1 : 1));
+	return new Map([...expanded].map(([term, weight]) => [lexemes[term], weight]));
+}
+
 const LEXICON_QUERIES = [terms("shock", "wave"), terms("flutter"), terms("jet", "nozzl", "pressur"), terms("heat")];
 
 describe("RM3 query expansion", () => {
 	it("keeps the original terms' share and adds the feedback chunks' terms", () => {
-		const expanded = expandQuery(terms("propel", "slipstream"), [
+		const expanded = expandLexemes(terms("propel", "slipstream"), [
 			{ terms: [["propel", 1], ["slipstream", 1], ["destal", 2]], length: 4, score: 10 },
 			{ terms: [["slipstream", 1], ["destal", 1], ["wing", 2]], length: 4, score: 10 },
 		]);
@@ -51,7 +62,7 @@ describe("RM3 query expansion", () => {
 	});
 
 	it("lets a chunk scoring far below the best one contribute almost nothing", () => {
-		const expanded = expandQuery(terms("gust"), [
+		const expanded = expandLexemes(terms("gust"), [
 			{ terms: [["gust", 1], ["load", 1]], length: 2, score: 12 },
 			{ terms: [["cheese", 1]], length: 1, score: 2 },
 		]);
@@ -62,7 +73,7 @@ describe("RM3 query expansion", () => {
 	it("passes over added terms whose postings would exceed the budget, for the next ones", () => {
 		const feedback = [{ terms: [["gust", 1], ["the", 5], ["load", 2], ["wing", 1]] as [string, number][], length: 9, score: 5 }];
 		const frequencies: Record<string, number> = { gust: 900_000, the: 150_000, load: 40_000, wing: 30_000 };
-		const expanded = expandQuery(terms("gust"), feedback, { feedbackChunks: 10, feedbackTerms: 40, originalWeight: 0.5, postingsBudget: 100_000 }, (term) => frequencies[term]);
+		const expanded = expandLexemes(terms("gust"), feedback, { feedbackChunks: 10, feedbackTerms: 40, originalWeight: 0.5, postingsBudget: 100_000 }, (term) => frequencies[term]);
 		expect([...expanded.keys()].sort()).toEqual(["gust", "load", "wing"]);
 	});
 
@@ -106,7 +117,7 @@ describe("RM3 query expansion", () => {
 			const query = terms(vocabulary[draw(vocabulary.length)], vocabulary[draw(vocabulary.length)]);
 			const options = { feedbackChunks: 10, feedbackTerms: [5, 40, 400][trial % 3], originalWeight: 0.5, postingsBudget: [300, 3_000, 100_000][Math.floor(trial / 3) % 3] };
 			const frequency = (term: string) => frequencies.get(term) ?? 0;
-			const expanded = expandQuery(query, feedback, options, frequency);
+			const expanded = expandLexemes(query, feedback, options, frequency);
 			expect([...expanded]).toEqual([...definition(query, feedback, options, frequency)]);
 			compared += expanded.size;
 		}
@@ -114,7 +125,10 @@ describe("RM3 query expansion", () => {
 	});
 
 	it("returns the query unchanged without feedback", () => {
-		const query = terms("shock", "wave");
+		const query = new Map([
+			[3, 1],
+			[7, 1],
+		]);
 		expect(expandQuery(query, [])).toBe(query);
 	});
 
@@ -127,9 +141,9 @@ describe("RM3 query expansion", () => {
 		for (const [budget, query] of queries.flatMap((query) => [["binding", query], ["loose", query]] as const)) {
 			const first = lexicon.rank(query, 10);
 			const options = { feedbackChunks: 10, feedbackTerms: 40, originalWeight: 0.5, postingsBudget: budget === "binding" ? 150 : 100_000 };
-			const byLexeme = expandQuery(query, first.map((hit) => ({ terms: lexicon.termsOf(hit.slot), length: lexicon.lengthOf(hit.slot), score: hit.score })), options, (term) => lexicon.documentFrequencyOf(term));
+			const byLexeme = expandLexemes(query, first.map((hit) => ({ terms: lexicon.termsOf(hit.slot), length: lexicon.lengthOf(hit.slot), score: hit.score })), options, (term) => lexicon.documentFrequencyOf(term));
 			const { query: numbered, lexemeOf, documentFrequencyOf } = lexicon.numberTerms(query);
-			const byNumber = expandQuery(numbered, first.map((hit) => ({ terms: lexicon.termNumbersOf(hit.slot), length: lexicon.lengthOf(hit.slot), score: hit.score })), options, documentFrequencyOf, (left, right) => (lexemeOf(left) < lexemeOf(right) ? -1 : 1));
+			const byNumber = expandQuery(numbered, first.map((hit) => ({ ...lexicon.termNumbersOf(hit.slot), length: lexicon.lengthOf(hit.slot), score: hit.score })), options, documentFrequencyOf, (left, right) => (lexemeOf(left) < lexemeOf(right) ? -1 : 1));
 			expect([...byNumber].map(([term, weight]) => [lexemeOf(term), weight])).toEqual([...byLexeme]);
 			added[budget] += byLexeme.size - query.size;
 		}

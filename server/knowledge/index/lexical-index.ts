@@ -520,7 +520,8 @@ export class SourceLexicon implements CachedSource {
 
 	/** A chunk's lexemes with their (field-weighted) counts. */
 	termsOf(slot: number): [string, number][] {
-		return this.termNumbersOf(slot).map(([term, count]) => [this.termNames[term], count]);
+		const { terms, counts } = this.termNumbersOf(slot);
+		return Array.from(terms, (term, index): [string, number] => [this.termNames[term], counts[index]]);
 	}
 
 	/**
@@ -550,12 +551,11 @@ export class SourceLexicon implements CachedSource {
 		return queries;
 	}
 
-	/** A chunk's term numbers (as numberTerms numbers them) with their (field-weighted) counts: termsOf without a string per term. */
-	termNumbersOf(slot: number): [number, number][] {
+	/** A chunk's term numbers (as numberTerms numbers them) with their (field-weighted) counts beside them: termsOf without a string per term. */
+	termNumbersOf(slot: number): { terms: Int32Array; counts: Uint8Array } {
 		const { terms, frequencies, start, end } = this.pairsOf(slot);
-		const numbered: [number, number][] = [];
-		for (let pair = start; pair < end; pair++) numbered.push([terms[pair], frequencies[pair]]);
-		return numbered;
+		// Copies: a lexicon in pieces reads them into scratch that its next read reuses.
+		return { terms: terms.slice(start, end), counts: frequencies.slice(start, end) };
 	}
 
 	/**

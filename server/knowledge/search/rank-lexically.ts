@@ -46,7 +46,7 @@ function* rankLexicallySteps(
 	if (first.length === 0) return first;
 	// In term numbers: a thousand and more feedback terms at a large source, hashed as numbers rather than lexemes.
 	const { query, lexemeOf, documentFrequencyOf } = lexicon.numberTerms(queryTerms);
-	const feedback = first.map((hit) => ({ terms: lexicon.termNumbersOf(hit.slot), length: lexicon.lengthOf(hit.slot), score: hit.score }));
+	const feedback = first.map((hit) => ({ ...lexicon.termNumbersOf(hit.slot), length: lexicon.lengthOf(hit.slot), score: hit.score }));
 	const expanded = expandQuery(query, feedback, expansion, documentFrequencyOf, (left, right) => (lexemeOf(left) < lexemeOf(right) ? -1 : 1));
 	return yield* rank(new Map([...expanded].map(([term, weight]) => [lexemeOf(term), weight])), limit);
 }
