@@ -1,6 +1,7 @@
 import { loadConfig } from "./config";
 import { resolveDatabase } from "./db/database-url";
 import { createPlatformServices } from "./platform";
+import { runAsBackgroundProcess } from "./shared/background-priority";
 import { createLogger } from "./shared/logger";
 import { exitOnStartFailure, stopOnSignals } from "./shared/process-lifecycle";
 
@@ -11,6 +12,8 @@ import { exitOnStartFailure, stopOnSignals } from "./shared/process-lifecycle";
  * Any number may run; pg-boss hands each job to one of them.
  */
 async function main() {
+	// Its documents wait; requests to an API server on the same cores should not.
+	runAsBackgroundProcess();
 	const config = loadConfig();
 	const logger = createLogger(config.logLevel);
 	const database = await resolveDatabase({ databaseUrl: config.databaseUrl, dataDirectory: config.dataDirectory, relocationDirectory: config.embeddedPostgresDirectory, log: (message) => logger.info(message) });

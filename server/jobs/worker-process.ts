@@ -1,7 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { setPriority } from "node:os";
-import { BACKGROUND_NICENESS } from "../shared/background-priority";
 import type { Logger } from "../shared/logger";
 
 export interface WorkerProcessOptions {
@@ -26,7 +24,8 @@ const HEALTHY_RUN_MS = 60_000;
  * requests, and a document that exhausts a worker's memory restarts the worker, not the API.
  * A worker that exits on its own is started again after a growing delay. It stops when the server
  * asks, finishing its jobs first, and on its own when the server dies: it watches the IPC channel
- * to this process (server/worker.ts).
+ * to this process (server/worker.ts). It runs at background priority, all its threads
+ * (shared/background-priority.ts): requests to this server take the cores first.
  */
 export class WorkerProcess {
 	private child: ChildProcess | undefined;
@@ -53,7 +52,6 @@ export class WorkerProcess {
 		// The channel only watches for the server's death: it must not keep this process alive.
 		child.channel?.unref();
 		child.once("spawn", () => {
-			lowerPriority(child.pid as number);
 			this.options.logger.info("ingestion worker process started", { pid: child.pid });
 		});
 		child.once("error", (error) => this.options.logger.error("could not start the ingestion worker process", { error }));
@@ -84,13 +82,5 @@ export class WorkerProcess {
 		} finally {
 			clearTimeout(timer);
 		}
-	}
-}
-
-function lowerPriority(pid: number): void {
-	try {
-		setPriority(pid, BACKGROUND_NICENESS);
-	} catch {
-		// Best effort: a refusal leaves it at normal priority.
 	}
 }

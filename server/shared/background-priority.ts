@@ -1,3 +1,4 @@
+import { readdirSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";
 
 /** The niceness of background work: the kernel gives a thread at nice 0 about nine times its share. */
@@ -19,4 +20,24 @@ export function runAsBackgroundThread(): number {
 		// Best effort: a refusal leaves the thread as it was.
 	}
 	return getPriority();
+}
+
+/**
+ * Lowers every thread of this process to background priority: for a process whose work is all
+ * background work (the ingestion worker, beside an API server on the same cores). On Linux the
+ * threads Node starts before any script runs (V8's collector helpers, libuv's pool) keep the
+ * priority they started with whatever the main thread's becomes, and they collect the garbage of
+ * a parse or an embedding at normal priority: each is lowered by its id (/proc/self/task). Threads
+ * started afterwards inherit the priority of the thread that starts them. Elsewhere the niceness
+ * belongs to the process. Best effort, as runAsBackgroundThread.
+ */
+export function runAsBackgroundProcess(): void {
+	const threads = process.platform === "linux" ? readdirSync("/proc/self/task").map(Number) : [0];
+	for (const thread of threads) {
+		try {
+			setPriority(thread, BACKGROUND_NICENESS);
+		} catch {
+			// Best effort: a refusal leaves that thread as it was.
+		}
+	}
 }

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase } from "../helpers/database";
 import { runOperatorCli } from "../helpers/operator-cli";
 import { TEST_EGRESS_ALLOW_HOSTS, TEST_SECRET_KEY } from "../helpers/platform";
+import { BACKGROUND_NICENESS } from "../../server/shared/background-priority";
 
 /** The bundle `npm start` runs (built for the whole run by test/global-setup.ts), started with node so a signal reaches it, not npm. */
 const SERVER_BUNDLE = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
@@ -20,6 +21,16 @@ function freePort(): Promise<number> {
 			server.close(() => resolve(port));
 		});
 	});
+}
+
+/** Each thread's niceness (Linux keeps one per thread: field 19 of /proc/<pid>/task/<tid>/stat). */
+function threadNiceness(pid: number): Map<number, number> {
+	return new Map(
+		readdirSync(`/proc/${pid}/task`).map((thread) => {
+			const stat = readFileSync(`/proc/${pid}/task/${thread}/stat`, "utf8");
+			return [Number(thread), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16])];
+		}),
+	);
 }
 
 /** Running, not a zombie waiting for a parent that may never reap it (an orphan's new parent here). */
@@ -146,6 +157,12 @@ describe("npm start's ingestion worker process (KNOWLEDGE_WORKER=process, the de
 		expect(first).not.toBe(server.child.pid);
 		expect(isAlive(first)).toBe(true);
 		expect(await server.ingest(apiKey, sourceId, "pumps.txt", "The centrifugal pump is primed before it is started.\n\nA dry pump wears its seals.")).toMatchObject({ status: "READY" });
+		// Background work on the API's cores: every thread of the worker yields to the server's, its collector's
+		// helpers (started before any script) included; the server keeps its priority.
+		const workerThreads = threadNiceness(first);
+		expect(workerThreads.size).toBeGreaterThan(4);
+		expect(new Set(workerThreads.values())).toEqual(new Set([BACKGROUND_NICENESS]));
+		expect(threadNiceness(server.child.pid as number).get(server.child.pid as number)).toBe(0);
 
 		// Killed outright (out of memory, say): the server stays up and starts another.
 		process.kill(first, "SIGKILL");
