@@ -14,11 +14,7 @@ export const BACKGROUND_NICENESS = 10;
  * niceness the thread runs at.
  */
 export function runAsBackgroundThread(): number {
-	try {
-		setPriority(BACKGROUND_NICENESS);
-	} catch {
-		// Best effort: a refusal leaves the thread as it was.
-	}
+	lowerThread(0);
 	return getPriority();
 }
 
@@ -33,11 +29,14 @@ export function runAsBackgroundThread(): number {
  */
 export function runAsBackgroundProcess(): void {
 	const threads = process.platform === "linux" ? readdirSync("/proc/self/task").map(Number) : [0];
-	for (const thread of threads) {
-		try {
-			setPriority(thread, BACKGROUND_NICENESS);
-		} catch {
-			// Best effort: a refusal leaves that thread as it was.
-		}
+	for (const thread of threads) lowerThread(thread);
+}
+
+/** Sets a thread (by id; 0: the caller) to background priority; a refusal leaves it as it was. */
+function lowerThread(thread: number): void {
+	try {
+		setPriority(thread, BACKGROUND_NICENESS);
+	} catch {
+		// Best effort: the work runs at normal priority.
 	}
 }

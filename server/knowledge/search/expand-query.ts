@@ -155,14 +155,14 @@ function groupByWeight(candidates: Int32Array, weights: Float64Array): { count: 
 	const table = new Int32Array(tableSize(candidates.length)).fill(-1);
 	const mask = table.length - 1;
 	const bits = new Float64Array(1);
-	const [low, high] = [new Int32Array(bits.buffer, 0, 1), new Int32Array(bits.buffer, 4, 1)];
+	const halves = new Int32Array(bits.buffer);
 	const distinct = new Float64Array(candidates.length);
 	const groupOf = new Int32Array(candidates.length);
 	let count = 0;
 	for (let index = 0; index < candidates.length; index++) {
 		const weight = weights[candidates[index]];
 		bits[0] = weight;
-		for (let slot = slotOf(low[0] ^ Math.imul(high[0], 0x85ebca6b), mask); ; slot = (slot + 1) & mask) {
+		for (let slot = slotOf(halves[0] ^ Math.imul(halves[1], 0x85ebca6b), mask); ; slot = (slot + 1) & mask) {
 			const group = table[slot];
 			if (group < 0) {
 				table[slot] = count;
