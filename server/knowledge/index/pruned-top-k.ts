@@ -85,7 +85,7 @@ export function rankingWindow(): RankingWindow {
 
 /**
  * MaxScore, document at a time in windows of slots. The lists come in the order the exhaustive
- * ranking adds them (SourceLexicon.weightedTerms: heaviest term first), and a chunk's score is
+ * ranking adds them (SourceLexicon.weightedTerms: most weight per posting first), and a chunk's score is
  * always their float32 sum in that order. Once the top k is full, its k-th score is a threshold:
  * the longest suffix of lists whose bounds add up to no more than it is "non-essential" (a chunk
  * found in those lists alone cannot enter the top k), so chunks are only drawn from the essential
@@ -94,7 +94,8 @@ export function rankingWindow(): RankingWindow {
  * reach the threshold; and a chunk is drawn only if one of its essential postings could lift it
  * past the threshold with every other list at its bound. For a query of frequent words, only the
  * rarest word's list is read whole, and a few of its chunks in a thousand are drawn; the feedback
- * terms of an expanded query, all light, are looked up for a few chunks only. Where
+ * terms of an expanded query (few postings, by the expansion's budget) come before the frequent
+ * words, so those are what is looked up for a few chunks only. Where
  * a window has so many candidates that looking each up would cost more than its non-essential
  * postings, those are added to the candidates list by list instead (the same sums).
  *
