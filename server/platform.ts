@@ -132,7 +132,8 @@ export async function createPlatformServices(
 		closers.push(() => observability.tracing?.close());
 		closers.push(() => observability.metrics.close());
 
-		const orm = await openDatabase(options.databaseUrl);
+		// The worker's statements are all background work: on this machine's database they yield to the API's.
+		const orm = await openDatabase(options.databaseUrl, { backgroundSessions: role === "worker" });
 		closers.push(() => orm.close());
 
 		const notifications = new DatabaseNotifications(options.databaseUrl, logger);

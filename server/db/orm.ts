@@ -1,18 +1,27 @@
 import { MikroORM } from "@mikro-orm/postgresql";
 import { Migrator } from "@mikro-orm/migrations";
+import { lowerSessionPriority, WORKER_APPLICATION_NAME } from "./background-sessions";
 import { ENTITY_SCHEMAS } from "./entities";
 import { MIGRATIONS } from "./migrations";
 
 export type Orm = MikroORM;
 
-export function ormOptions(clientUrl: string) {
+/** `backgroundSessions`: every pooled session is background work (the ingestion worker's), lowered where it can be (background-sessions.ts). */
+export function ormOptions(clientUrl: string, options: { backgroundSessions?: boolean } = {}) {
 	return {
 		clientUrl,
 		entities: ENTITY_SCHEMAS,
 		extensions: [Migrator],
 		// Migrations are listed statically so they load the same way under tsx, vitest and node.
 		migrations: { migrationsList: MIGRATIONS, transactional: true, allOrNothing: true, snapshot: false, silent: true },
-		pool: { min: 0, max: 10 },
+		pool: {
+			min: 0,
+			max: 10,
+			...(options.backgroundSessions
+				? { afterCreate: (connection: Parameters<typeof lowerSessionPriority>[0], done: (error: null, connection: unknown) => void) => void lowerSessionPriority(connection).then(() => done(null, connection)) }
+				: {}),
+		},
+		...(options.backgroundSessions ? { driverOptions: { connection: { application_name: WORKER_APPLICATION_NAME } } } : {}),
 		debug: false,
 		allowGlobalContext: false,
 		// Entities are validated at start so a schema typo fails the boot, not a request.
@@ -26,8 +35,8 @@ export async function migrateDatabase(clientUrl: string): Promise<void> {
 	await orm.close();
 }
 
-export async function openDatabase(clientUrl: string, options: { migrate?: boolean } = {}): Promise<Orm> {
-	const orm = await MikroORM.init(ormOptions(clientUrl));
+export async function openDatabase(clientUrl: string, options: { migrate?: boolean; backgroundSessions?: boolean } = {}): Promise<Orm> {
+	const orm = await MikroORM.init(ormOptions(clientUrl, { backgroundSessions: options.backgroundSessions }));
 	if (options.migrate !== false) await orm.getMigrator().up();
 	return orm;
 }

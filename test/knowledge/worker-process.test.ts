@@ -5,7 +5,9 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WORKER_APPLICATION_NAME } from "../../server/db/background-sessions";
 import { createTestDatabase } from "../helpers/database";
 import { runOperatorCli } from "../helpers/operator-cli";
 import { TEST_EGRESS_ALLOW_HOSTS, TEST_SECRET_KEY } from "../helpers/platform";
@@ -31,6 +33,20 @@ function threadNiceness(pid: number): Map<number, number> {
 			return [Number(thread), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16])];
 		}),
 	);
+}
+
+/** The niceness of each client session's backend process on this database, by the session's application_name. */
+async function sessionNiceness(databaseUrl: string): Promise<{ applicationName: string; niceness: number }[]> {
+	const client = new pg.Client({ connectionString: databaseUrl });
+	await client.connect();
+	try {
+		const { rows } = await client.query<{ pid: number; application_name: string }>(
+			"select pid, application_name from pg_stat_activity where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()",
+		);
+		return rows.map((row) => ({ applicationName: row.application_name, niceness: threadNiceness(row.pid).get(row.pid) as number }));
+	} finally {
+		await client.end();
+	}
 }
 
 /** Running, not a zombie waiting for a parent that may never reap it (an orphan's new parent here). */
@@ -163,6 +179,15 @@ describe("npm start's ingestion worker process (KNOWLEDGE_WORKER=process, the de
 		expect(workerThreads.size).toBeGreaterThan(4);
 		expect(new Set(workerThreads.values())).toEqual(new Set([BACKGROUND_NICENESS]));
 		expect(threadNiceness(server.child.pid as number).get(server.child.pid as number)).toBe(0);
+		// And its statements (an ingestion's inserts compute every chunk's tsvector): the database's
+		// backends serving the worker's pooled sessions run at background priority, the server's at normal.
+		const sessions = await sessionNiceness(database.url);
+		const workerSessions = sessions.filter((session) => session.applicationName === WORKER_APPLICATION_NAME);
+		expect(workerSessions.length).toBeGreaterThan(0);
+		expect(new Set(workerSessions.map((session) => session.niceness))).toEqual(new Set([BACKGROUND_NICENESS]));
+		const serverSessions = sessions.filter((session) => session.applicationName === "");
+		expect(serverSessions.length).toBeGreaterThan(0);
+		expect(new Set(serverSessions.map((session) => session.niceness))).toEqual(new Set([0]));
 
 		// Killed outright (out of memory, say): the server stays up and starts another.
 		process.kill(first, "SIGKILL");

@@ -10,6 +10,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import pg from "pg";
 import { BUILTIN_DIMENSIONS, embedBuiltin } from "../embed/builtin-embedder";
+import { lowerSessionPriority } from "../../db/background-sessions";
 import { runAsBackgroundThread } from "../../shared/background-priority";
 import type { BuilderThreadData, BuildReply, BuildRequest, BuildTask } from "./index-builder-pool";
 import { invertLexicon, type LexicalChunkRow, lexicalChunkRowsSql, SourceLexicon } from "./lexical-index";
@@ -46,6 +47,8 @@ async function readyChunkCount(connection: pg.Client, parameters: unknown[]): Pr
 async function withConnection<T>(use: (client: pg.Client) => Promise<T>): Promise<T> {
 	const client = new pg.Client({ connectionString: databaseUrl, application_name: "platform-index-builder" });
 	await client.connect();
+	// A build's reads (a million rows' lexemes or vectors) are background work, as this thread is.
+	await lowerSessionPriority(client);
 	try {
 		return await use(client);
 	} finally {
