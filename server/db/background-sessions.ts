@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { setPriority } from "node:os";
 import { BACKGROUND_NICENESS } from "../shared/background-priority";
 
@@ -35,10 +35,30 @@ export async function lowerSessionPriority(client: SessionClient): Promise<boole
 		const title = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
 		if (!title.startsWith("postgres:") || !title.includes(`(${localPort})`)) return false;
 		setPriority(pid, BACKGROUND_NICENESS);
+		lowerSessionGroup(pid);
 		return true;
 	} catch {
 		// Best effort: the statements run at normal priority.
 		return false;
+	}
+}
+
+/**
+ * Where the kernel schedules by session first (Linux's autogroups, on by default on many systems), a
+ * process's niceness weighs only against the processes of its own session, and every PostgreSQL
+ * backend leads a session of its own: it then shares the cores equally with the API's whole
+ * session, whatever its niceness (seen: a slow `/healthz` with the API's thread waiting 210 ms
+ * behind a backend already at nice 10). The group's niceness is what weighs against the API's; it
+ * is lowered only for a backend alone in its session, so no other process's share changes.
+ */
+function lowerSessionGroup(pid: number): void {
+	const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+	const session = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
+	if (session !== pid) return;
+	try {
+		writeFileSync(`/proc/${pid}/autogroup`, String(BACKGROUND_NICENESS));
+	} catch {
+		// A kernel without autogroups, or a refusal: the niceness above is what there is.
 	}
 }
 

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,15 +35,21 @@ function threadNiceness(pid: number): Map<number, number> {
 	);
 }
 
+/** The niceness of a process's scheduling group where the kernel groups processes by session (autogroups, when enabled), else null. */
+function autogroupNiceness(pid: number): number | null {
+	if (!existsSync("/proc/sys/kernel/sched_autogroup_enabled") || readFileSync("/proc/sys/kernel/sched_autogroup_enabled", "utf8").trim() !== "1") return null;
+	return Number(/nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, "utf8"))?.[1]);
+}
+
 /** The niceness of each client session's backend process on this database, by the session's application_name. */
-async function sessionNiceness(databaseUrl: string): Promise<{ applicationName: string; niceness: number }[]> {
+async function sessionNiceness(databaseUrl: string): Promise<{ applicationName: string; niceness: number; groupNiceness: number | null }[]> {
 	const client = new pg.Client({ connectionString: databaseUrl });
 	await client.connect();
 	try {
 		const { rows } = await client.query<{ pid: number; application_name: string }>(
 			"select pid, application_name from pg_stat_activity where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()",
 		);
-		return rows.map((row) => ({ applicationName: row.application_name, niceness: threadNiceness(row.pid).get(row.pid) as number }));
+		return rows.map((row) => ({ applicationName: row.application_name, niceness: threadNiceness(row.pid).get(row.pid) as number, groupNiceness: autogroupNiceness(row.pid) }));
 	} finally {
 		await client.end();
 	}
@@ -188,6 +194,11 @@ describe("npm start's ingestion worker process (KNOWLEDGE_WORKER=process, the de
 		const serverSessions = sessions.filter((session) => session.applicationName === "");
 		expect(serverSessions.length).toBeGreaterThan(0);
 		expect(new Set(serverSessions.map((session) => session.niceness))).toEqual(new Set([0]));
+		// Where the kernel shares the cores between sessions first (each backend leads its own), the worker's backends' groups too.
+		if (autogroupNiceness(process.pid) !== null) {
+			expect(new Set(workerSessions.map((session) => session.groupNiceness))).toEqual(new Set([BACKGROUND_NICENESS]));
+			expect(new Set(serverSessions.map((session) => session.groupNiceness))).toEqual(new Set([0]));
+		}
 
 		// Killed outright (out of memory, say): the server stays up and starts another.
 		process.kill(first, "SIGKILL");
