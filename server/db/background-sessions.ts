@@ -24,22 +24,20 @@ export const WORKER_APPLICATION_NAME = "platform-worker";
  * A process id from another machine must never be reniced here: the backend's process must be
  * this machine's PostgreSQL backend of this very connection, its title (`postgres: … 127.0.0.1(port)
  * …`) naming the connection's local port. A socket connection, another system or a refusal leaves
- * the session as it was. Returns whether the backend was lowered.
+ * the session as it was.
  */
-export async function lowerSessionPriority(client: SessionClient): Promise<boolean> {
-	if (process.platform !== "linux") return false;
+export async function lowerSessionPriority(client: SessionClient): Promise<void> {
+	if (process.platform !== "linux") return;
 	const { localPort, remoteAddress: remote } = (client.connection?.stream ?? {}) as { localPort?: number; remoteAddress?: string };
-	if (!localPort || !remote || !isLoopback(remote)) return false;
+	if (!localPort || !remote || !isLoopback(remote)) return;
 	try {
 		const [{ pid }] = (await client.query<{ pid: number }>("select pg_backend_pid() as pid")).rows;
 		const title = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
-		if (!title.startsWith("postgres:") || !title.includes(`(${localPort})`)) return false;
+		if (!title.startsWith("postgres:") || !title.includes(`(${localPort})`)) return;
 		setPriority(pid, BACKGROUND_NICENESS);
 		lowerSessionGroup(pid);
-		return true;
 	} catch {
 		// Best effort: the statements run at normal priority.
-		return false;
 	}
 }
 
