@@ -4,7 +4,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { invertLexicon, type LexicalChunkRow, LexicalIndexCache, lexicalChunkRowsSql, queryLexemes, SourceLexicon } from "../../server/knowledge/index/lexical-index";
+import {
+	type ColumnRankingOptions,
+	DEFAULT_COLUMN_RANKING,
+	invertLexicon,
+	type LexicalChunkRow,
+	LexicalIndexCache,
+	lexicalChunkRowsSql,
+	queryLexemes,
+	SourceLexicon,
+} from "../../server/knowledge/index/lexical-index";
 import { buildLexiconFile } from "../../server/knowledge/index/lexicon-build";
 import { readLexiconFile, writeLexiconFile } from "../../server/knowledge/index/lexicon-files";
 import { currentGeneration, sourceLexiconDirectory } from "../../server/knowledge/index/index-generations";
@@ -77,7 +86,11 @@ describe("a lexicon opened in pieces", () => {
 		}
 	});
 
-	it("ranks exactly as the lexicon it was written from (plain, exhaustive, expanded), through removals and additions, in a fraction of its memory", async () => {
+	// Its frequent words' columns (impact-top-k.ts) are made from the lists it reads: ranked with them always, against the in-memory lexicon's lists.
+	it.each([
+		["its lists", { mode: "never" }],
+		["its frequent words as columns", { mode: "always", minimumSlots: 0 }],
+	] as [string, Partial<ColumnRankingOptions>][])("ranks with %s exactly as the lexicon it was written from (plain, exhaustive, expanded), through removals and additions, in a fraction of its memory", async (_way, columnRanking) => {
 		const directory = await mkdtemp(join(tmpdir(), "lexicon-pieces-test-"));
 		try {
 			const corpus = zipfCorpus(21, 3000);
@@ -88,6 +101,7 @@ describe("a lexicon opened in pieces", () => {
 			const opened = readLexiconFile(directory, "source", { inPieces: true });
 			expect(opened?.transfer.pieces).toBeDefined();
 			const pieces = await SourceLexicon.fromTransfer(opened!.transfer);
+			pieces.columnRanking = { ...DEFAULT_COLUMN_RANKING, ...columnRanking };
 			expect(pieces.inPieces).toBe(true);
 			expect(pieces.memoryBytes()).toBeLessThan(inMemory.memoryBytes() / 2);
 
@@ -119,6 +133,8 @@ describe("a lexicon opened in pieces", () => {
 				if (round % 175 === 0) expect(answers(pieces)).toEqual(answers(inMemory));
 			}
 			expect(compactions).toBeGreaterThan(0);
+			expect(pieces.rankingsWithColumns > 0).toBe(columnRanking.mode === "always");
+			expect(inMemory.rankingsWithColumns).toBe(0);
 			expect(pieces.size).toBe(inMemory.size);
 			expect(pieces.compactionDue).toBe(true);
 			expect(() => pieces.pairs()).toThrow();

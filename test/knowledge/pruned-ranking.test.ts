@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { invertLexicon, type LexicalChunkRow, SourceLexicon } from "../../server/knowledge/index/lexical-index";
+import { type ColumnRankingOptions, DEFAULT_COLUMN_RANKING, invertLexicon, type LexicalChunkRow, SourceLexicon } from "../../server/knowledge/index/lexical-index";
 import { rankLexically } from "../../server/knowledge/search/rank-lexically";
 import { WINDOW_SLOTS } from "../../server/knowledge/index/pruned-top-k";
 import { deltaOf, zipfCorpus } from "./zipf-lexicon-corpus";
 
 
 /** Every field the pruned ranking returns must equal the exhaustive one: ids, slots, scores (bit for bit) and order. */
-function expectSameTopK(lexicon: SourceLexicon, queries: Map<string, number>[], limits: number[]) {
+function expectSameTopKOf(lexicon: SourceLexicon, queries: Map<string, number>[], limits: number[]) {
 	let compared = 0;
 	for (const query of queries) {
 		for (const limit of limits) {
@@ -22,12 +22,40 @@ function expectSameTopK(lexicon: SourceLexicon, queries: Map<string, number>[], 
 
 const LIMITS = [1, 3, 10, 50, 200];
 
-describe("pruned BM25 top-k (MaxScore)", () => {
+/**
+ * The pruned ranking is MaxScore over lists, or (frequent words held as columns, impact-top-k.ts)
+ * bounds by blocks of slots: both must give the exhaustive result. Columns are made only for large
+ * lexicons by default; here every word in a sixteenth of the slots or more is frequent, and
+ * queries go one way always, or as the lexicon picks.
+ */
+const WAYS: [string, Partial<ColumnRankingOptions>][] = [
+	["MaxScore over lists", { mode: "never" }],
+	["frequent words as columns, always", { mode: "always", minimumSlots: 0 }],
+	["frequent words as columns where the lexicon picks them", { mode: "auto", minimumSlots: 0 }],
+	// About three words' columns at the largest lexicon here: columns leave and their arrays are reused for others.
+	["frequent words as columns, few kept", { mode: "auto", minimumSlots: 0, budgetBytes: 90_000 }],
+];
+
+describe.each(WAYS)("pruned BM25 top-k (%s)", (_way, options) => {
+	const fromRows = (rows: LexicalChunkRow[]) => {
+		const lexicon = SourceLexicon.fromRows(rows);
+		lexicon.columnRanking = { ...DEFAULT_COLUMN_RANKING, ...options };
+		return lexicon;
+	};
+	const expectSameTopK = (lexicon: SourceLexicon, queries: Map<string, number>[], limits: number[]) => {
+		const before = lexicon.rankingsWithColumns;
+		const compared = expectSameTopKOf(lexicon, queries, limits);
+		// The way under test was taken (where the lexicon picks, see the test of many windows).
+		if (options.mode === "never") expect(lexicon.rankingsWithColumns).toBe(before);
+		if (options.mode === "always") expect(lexicon.rankingsWithColumns).toBeGreaterThan(before);
+		return compared;
+	};
+
 	it("returns exactly the exhaustive top-k on random Zipf corpora, plain and weighted queries", () => {
 		for (const seed of [1, 2, 3]) {
 			const corpus = zipfCorpus(seed, 3000);
 			const rows = Array.from({ length: 400 }, (_, index) => corpus.documentRows(`doc${index}`, 0)).flat();
-			const lexicon = SourceLexicon.fromRows(rows);
+			const lexicon = fromRows(rows);
 			const queries = Array.from({ length: 40 }, (_, index) => corpus.query(index % 2 === 1));
 			const compared = expectSameTopK(lexicon, queries, LIMITS);
 			expect(compared).toBeGreaterThan(1000);
@@ -37,7 +65,7 @@ describe("pruned BM25 top-k (MaxScore)", () => {
 	it("matches the exhaustive top-k with a tail of new chunks and dead slots, and after compaction", () => {
 		const corpus = zipfCorpus(11, 2000);
 		const documents = new Map<string, number>();
-		const lexicon = SourceLexicon.fromRows(Array.from({ length: 600 }, (_, index) => (documents.set(`doc${index}`, 0), corpus.documentRows(`doc${index}`, 0))).flat());
+		const lexicon = fromRows(Array.from({ length: 600 }, (_, index) => (documents.set(`doc${index}`, 0), corpus.documentRows(`doc${index}`, 0))).flat());
 		const queries = Array.from({ length: 30 }, (_, index) => corpus.query(index % 3 === 0));
 		let compactions = 0;
 		let checkedWithTail = false;
@@ -68,7 +96,7 @@ describe("pruned BM25 top-k (MaxScore)", () => {
 
 	it("matches the exhaustive top-k when chunks added since the last compaction are much longer (bounds no longer hold)", () => {
 		const corpus = zipfCorpus(5, 500);
-		const lexicon = SourceLexicon.fromRows(Array.from({ length: 300 }, (_, index) => corpus.documentRows(`doc${index}`, 0)).flat());
+		const lexicon = fromRows(Array.from({ length: 300 }, (_, index) => corpus.documentRows(`doc${index}`, 0)).flat());
 		const long: LexicalChunkRow[] = Array.from({ length: 200 }, (_, index) => ({
 			id: `long${index}`,
 			document_id: "long",
@@ -78,17 +106,29 @@ describe("pruned BM25 top-k (MaxScore)", () => {
 		}));
 		lexicon.absorb([], deltaOf(long));
 		expect(lexicon.compactionDue).toBe(true);
-		expectSameTopK(lexicon, Array.from({ length: 20 }, () => corpus.query(false)), LIMITS);
+		// Ranked exhaustively (bounds are what both pruned ways need), whichever way is set.
+		expectSameTopKOf(lexicon, Array.from({ length: 20 }, () => corpus.query(false)), LIMITS);
 	});
 
 	it("matches the exhaustive top-k over many windows of slots, frequent words included (where most chunks are pruned)", () => {
 		const corpus = zipfCorpus(23, 800);
-		const lexicon = SourceLexicon.fromRows(Array.from({ length: 4000 }, (_, index) => corpus.documentRows(`doc${index}`, 0)).flat());
+		const lexicon = fromRows(Array.from({ length: 4000 }, (_, index) => corpus.documentRows(`doc${index}`, 0)).flat());
 		expect(lexicon.size).toBeGreaterThan(10 * WINDOW_SLOTS);
 		// Two to four of the 40 most frequent words, each in a large share of the chunks, and the usual queries.
 		const frequent = Array.from({ length: 20 }, (_, index) => new Map(Array.from({ length: 2 + (index % 3) }, (_, word) => [`t${(index * 7 + word * 13) % 40}`, 1] as [string, number])));
 		for (const query of frequent) expect(query.size > 0 && [...query.keys()].every((word) => lexicon.documentFrequencyOf(word) > 0)).toBe(true);
+		const before = lexicon.rankingsWithColumns;
 		expectSameTopK(lexicon, [...frequent, ...Array.from({ length: 20 }, (_, index) => corpus.query(index % 2 === 1))], LIMITS);
+		// Where the lexicon picks: columns for the frequent words' queries (three pruned rankings a query and limit), lists for rare words.
+		if (options.mode === "auto" && options.budgetBytes === undefined) {
+			// Most of them: a word's columns are made at its third ranking.
+			expect(lexicon.rankingsWithColumns - before).toBeGreaterThan((frequent.length * LIMITS.length * 3) / 2);
+			const rare = new Map([...Array.from({ length: 100 }, (_, index) => `t${700 + index}`)].filter((word) => lexicon.documentFrequencyOf(word) * 16 < lexicon.size).slice(0, 3).map((word) => [word, 1]));
+			expect(rare.size).toBe(3);
+			const withColumns = lexicon.rankingsWithColumns;
+			expect(lexicon.rank(rare, 10)).toEqual(lexicon.rankExhaustive(rare, 10));
+			expect(lexicon.rankingsWithColumns).toBe(withColumns);
+		}
 	});
 });
 

@@ -12,6 +12,8 @@ export interface ColumnKernel {
 	buffer: ArrayBuffer;
 	/** Float32 scores at `scores` (set, or added to when `add` is 1) from four int8 columns and their weights, 16 rows per instruction. */
 	accumulate: (scores: number, a: number, b: number, c: number, d: number, rows: number, wa: number, wb: number, wc: number, wd: number, add: number) => void;
+	/** accumulate for one column (a remainder of fewer than four). */
+	accumulateOne: (scores: number, a: number, rows: number, wa: number, add: number) => void;
 	/** Writes the rows of [0, rows) (a multiple of 16) whose float32 score at `scores` is above `floor` to `out` (int32), in order; returns how many. */
 	above: (scores: number, rows: number, floor: number, out: number) => number;
 }
@@ -20,5 +22,10 @@ export interface ColumnKernel {
 export function columnKernel(bytes: number): ColumnKernel {
 	const memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(bytes / 65_536)) });
 	const kernel = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(COLUMN_KERNEL_WASM_BASE64, "base64")), { env: { memory } });
-	return { buffer: memory.buffer, accumulate: kernel.exports.acc4 as ColumnKernel["accumulate"], above: kernel.exports.above as ColumnKernel["above"] };
+	return {
+		buffer: memory.buffer,
+		accumulate: kernel.exports.acc4 as ColumnKernel["accumulate"],
+		accumulateOne: kernel.exports.acc1 as ColumnKernel["accumulateOne"],
+		above: kernel.exports.above as ColumnKernel["above"],
+	};
 }

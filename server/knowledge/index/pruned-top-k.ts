@@ -318,7 +318,7 @@ function countMarks(marks: Int32Array): number {
 }
 
 /** The first position at or after `from` whose slot is `slot` or more (`end` if none): galloping, then a binary search. */
-function advanceTo(list: PostingRange, from: number, slot: number): number {
+export function advanceTo(list: PostingRange, from: number, slot: number): number {
 	const { slots, end } = list;
 	if (from >= end || slots[from] >= slot) return from;
 	let low = from;
