@@ -89,29 +89,6 @@ export function impactScratch(): ImpactScratch {
 	};
 }
 
-/**
- * A word's base postings (slots below `rows`) as columns: its frequencies, and its impacts from
- * `saturationBound(frequency, slot)` (the saturation at the bound average) relative to `bound`;
- * in `spare`'s arrays (another word's columns, no longer held) when they are of that size.
- */
-export function denseColumnsOf(list: PostingRange, rows: number, bound: number, saturationBound: (frequency: number, slot: number) => number, spare: DenseColumns | null = null): DenseColumns {
-	// A word's columns that left memory are reused: fresh pages cost more to fault in than to clear.
-	const reused = spare !== null && spare.frequencies.length === rows;
-	const frequencies = reused ? spare.frequencies.fill(0) : new Uint8Array(rows);
-	const impacts = reused ? spare.impacts.fill(0) : new Int8Array(rows);
-	const scale = bound > 0 ? IMPACT_STEPS / bound : 0;
-	const { slots, start, end } = list;
-	for (let position = start; position < end; position++) {
-		const slot = slots[position];
-		const frequency = list.frequencies[position];
-		frequencies[slot] = frequency;
-		// At least 1: a posting's bound is never zero. The bound is its list's largest saturation stored
-		// as float32, so a posting may come out a rounding step above it: IMPACT_STEPS, widened by the margin.
-		impacts[slot] = Math.max(1, Math.min(IMPACT_STEPS, Math.ceil(saturationBound(frequency, slot) * scale)));
-	}
-	return { frequencies, impacts };
-}
-
 /** The ranking of prunedTopK (exactly), bounding chunks block by block with the dense lists' columns; pauses after each block. */
 export function* impactTopKSteps(lists: ImpactList[], input: ImpactInput, limit: number): Steps<ScoredSlots> {
 	const best = new TopK(Math.max(0, limit));

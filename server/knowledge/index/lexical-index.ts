@@ -9,7 +9,7 @@ import { sourceLexiconDirectory } from "./index-generations";
 import type { SearchMemoryBudget } from "./search-memory-budget";
 import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, type LoadOptions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
 import { descriptorCloser, LexiconPieces, type LexiconPiecesLocation, type PairRange } from "./lexicon-pieces";
-import { type DenseColumns, denseColumnsOf, type ImpactList, type ImpactScratch, impactScratch, impactTopKSteps } from "./impact-top-k";
+import { type DenseColumns, IMPACT_STEPS, type ImpactList, type ImpactScratch, impactScratch, impactTopKSteps } from "./impact-top-k";
 import { type PostingList, type PostingRange, prunedTopKSteps, type RankingWindow, rankingWindow } from "./pruned-top-k";
 import { buffersOf, inSlices, type PackedStrings, PackedStringTable, packStrings, stringStarts, unpackStrings } from "./thread-transfer";
 
@@ -44,6 +44,42 @@ export function boundAverageOf(totalLength: number, slots: number): number {
 /** A posting's BM25 saturation f / (f + norm) where the average chunk length is `averageLength` (an upper bound for any smaller average). */
 export function saturation(frequency: number, length: number, averageLength: number): number {
 	return frequency / (frequency + K1 * (1 - B + (B * length) / averageLength));
+}
+
+/**
+ * A frequent word's base postings (slots below `rows`) as columns (impact-top-k.ts): its
+ * frequencies, and its impacts: each posting's saturation at the bound average in IMPACT_STEPS-ths
+ * of `bound` (the word's largest), rounded up; in `spare`'s arrays (another word's columns, no
+ * longer held) when they are of that size, since fresh pages cost more to fault in than to clear.
+ */
+function* denseColumnsSteps(list: PostingRange, rows: number, bound: number, lengths: Float32Array, boundAverage: number, spare: DenseColumns | null): Steps<DenseColumns> {
+	const reused = spare !== null && spare.frequencies.length === rows;
+	const frequencies = reused ? spare.frequencies.fill(0) : new Uint8Array(rows);
+	const impacts = reused ? spare.impacts.fill(0) : new Int8Array(rows);
+	const scale = bound > 0 ? IMPACT_STEPS / bound : 0;
+	// A word in most of a million chunks takes 8-13 ms here: made in pieces, between which the event loop may run.
+	for (let from = list.start; from < list.end; from += COLUMN_BUILD_STEP) {
+		addToColumns(list, from, Math.min(list.end, from + COLUMN_BUILD_STEP), frequencies, impacts, scale, lengths, boundAverage);
+		yield;
+	}
+	return { frequencies, impacts };
+}
+
+/** Postings made into columns between two pauses (about a millisecond). */
+const COLUMN_BUILD_STEP = 131_072;
+
+/** denseColumnsSteps's postings [from, to). */
+function addToColumns(list: PostingRange, from: number, to: number, frequencies: Uint8Array, impacts: Int8Array, scale: number, lengths: Float32Array, boundAverage: number): void {
+	const { slots } = list;
+	for (let position = from; position < to; position++) {
+		const slot = slots[position];
+		const frequency = list.frequencies[position];
+		frequencies[slot] = frequency;
+		// At least 1 (a posting's bound is never zero); at most IMPACT_STEPS, for a saturation a rounding step
+		// above the bound stored as float32 (the ranking widens every bound by a margin).
+		const impact = Math.ceil(saturation(frequency, lengths[slot], boundAverage) * scale);
+		impacts[slot] = impact > IMPACT_STEPS ? IMPACT_STEPS : impact < 1 ? 1 : impact;
+	}
 }
 
 /** A term's postings added since the last compaction (slots ascending), with their largest saturation as the base keeps per term. */
@@ -84,7 +120,7 @@ export interface ColumnRankingOptions {
 	mode: "auto" | "never" | "always";
 }
 
-export const DEFAULT_COLUMN_RANKING: ColumnRankingOptions = { minimumSlots: 65_536, frequentShare: 1 / 16, budgetBytes: 128 * 2 ** 20, mode: "auto" };
+export const DEFAULT_COLUMN_RANKING: ColumnRankingOptions = { minimumSlots: 262_144, frequentShare: 1 / 8, budgetBytes: 128 * 2 ** 20, mode: "auto" };
 
 /** A frequent word's rankings before its columns are made (the third: a second search of it). */
 const COLUMN_ADMISSION = 3;
@@ -531,10 +567,9 @@ export class SourceLexicon implements CachedSource {
 					const { lengths, boundAverage } = this;
 					// Not the columns of a word of this very query (possible only past the budget, with mode "always").
 					const spare = this.spareColumns && !held.includes(this.spareColumns) && !lists.some((list) => list.dense === this.spareColumns) ? this.spareColumns : null;
-					columns = denseColumnsOf(base[index], this.baseSlots, largestBound, (frequency, slot) => saturation(frequency, lengths[slot], boundAverage), spare);
 					if (spare) this.spareColumns = null;
+					columns = yield* denseColumnsSteps(base[index], this.baseSlots, largestBound, lengths, boundAverage, spare);
 					this.holdColumns(term, columns);
-					yield;
 				}
 				lists.push({ slots, frequencies, start: 0, end: 0, weight, largestBound, dense: columns });
 			} else if (end > start) lists.push({ slots, frequencies, start, end, weight, largestBound, dense: null });
