@@ -1,6 +1,6 @@
 import type { Steps } from "../../shared/time-slices";
 import { type ColumnKernel, columnKernel } from "./column-kernel";
-import { advanceTo, type PostingRange, type ScoredSlots, TopK } from "./pruned-top-k";
+import { addPostingsBelow, advanceTo, type PostingRange, type ScoredSlots, TopK } from "./pruned-top-k";
 
 /**
  * Top-k BM25 for queries made of frequent words, where MaxScore (pruned-top-k.ts) must still score
@@ -104,7 +104,7 @@ export function* impactTopKSteps(lists: ImpactList[], input: ImpactInput, limit:
 		const rows = Math.min(IMPACT_BLOCK_ROWS, slotCount - blockStart);
 		const padded = Math.ceil(rows / 16) * 16;
 		boundDenseLists(dense, scratch, blockStart, padded);
-		for (let index = 0; index < sparse.length; index++) addedTo[index] = addPostings(sparse[index], addedTo[index], blockStart, blockStart + rows, lengthNorms, scratch.bounds);
+		for (let index = 0; index < sparse.length; index++) addedTo[index] = addPostingsBelow(sparse[index], addedTo[index], blockStart, blockStart + rows, lengthNorms, scratch.bounds);
 		if (!best.full) threshold = Math.max(threshold, seededThreshold(lists, scratch.bounds, rows, blockStart, lengthNorms, limit));
 		// Rows past `rows` (a last, shorter block) are bounded 0 by the zeros their columns were padded with: above no floor.
 		const found = scratch.above(BOUNDS_AT, padded, Math.max(0, threshold / (MARGIN * MARGIN)), ROWS_AT);
@@ -172,19 +172,6 @@ function copyImpacts(list: ImpactList, columns: Int8Array, at: number, blockStar
 	if (copied < padded) columns.fill(0, at + copied, at + padded);
 	// Widened so the float32 product stays above the real one.
 	return ((list.weight * list.largestBound) / IMPACT_STEPS) * MARGIN;
-}
-
-/** Adds a list's postings in [blockStart, blockEnd) exactly to the block's bounds; returns where the list stops. */
-function addPostings(list: ImpactList, from: number, blockStart: number, blockEnd: number, lengthNorms: Float32Array, bounds: Float32Array): number {
-	const { slots, frequencies, end, weight } = list;
-	let position = from;
-	for (; position < end; position++) {
-		const slot = slots[position];
-		if (slot >= blockEnd) break;
-		const frequency = frequencies[position];
-		bounds[slot - blockStart] += (weight * frequency) / (frequency + lengthNorms[slot]);
-	}
-	return position;
 }
 
 /**

@@ -274,15 +274,22 @@ function addPostings(list: PostingList, from: number, windowStart: number, windo
  * the list stops.
  */
 function addRemainingPostings(list: PostingList, from: number, windowStart: number, windowEnd: number, input: RankingInput): number {
-	const { slots, frequencies, end, weight } = list;
-	const { lengthNorms } = input;
-	const windowScores = input.window.scores;
-	let position = advanceTo(list, from, windowStart);
-	for (; position < end; position++) {
+	return addPostingsBelow(list, advanceTo(list, from, windowStart), windowStart, windowEnd, input.lengthNorms, input.window.scores);
+}
+
+/**
+ * Adds a list's BM25 addends, from position `from` up to its first slot at or past `end`, to
+ * `scores` (slot - start); returns where the list stops. Also the impact ranking's, for its lists
+ * of postings (impact-top-k.ts).
+ */
+export function addPostingsBelow(list: PostingRange & { weight: number }, from: number, start: number, end: number, lengthNorms: Float32Array, scores: Float32Array): number {
+	const { slots, frequencies, weight } = list;
+	let position = from;
+	for (; position < list.end; position++) {
 		const slot = slots[position];
-		if (slot >= windowEnd) break;
+		if (slot >= end) break;
 		const frequency = frequencies[position];
-		windowScores[slot - windowStart] += (weight * frequency) / (frequency + lengthNorms[slot]);
+		scores[slot - start] += (weight * frequency) / (frequency + lengthNorms[slot]);
 	}
 	return position;
 }
