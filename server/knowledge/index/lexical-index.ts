@@ -10,7 +10,7 @@ import type { SearchMemoryBudget } from "./search-memory-budget";
 import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, type LoadOptions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
 import { descriptorCloser, LexiconPieces, type LexiconPiecesLocation, type PairRange } from "./lexicon-pieces";
 import { type DenseColumns, IMPACT_STEPS, type ImpactList, type ImpactScratch, impactScratch, impactTopKSteps } from "./impact-top-k";
-import { type PostingList, type PostingRange, prunedTopKSteps, type RankingWindow, rankingWindow } from "./pruned-top-k";
+import { type PostingList, type PostingRange, prunedTopKSteps, type RankingWindow, rankingWindow, type ScoredSlots } from "./pruned-top-k";
 import { buffersOf, inSlices, type PackedStrings, PackedStringTable, packStrings, stringStarts, unpackStrings } from "./thread-transfer";
 
 /**
@@ -220,7 +220,7 @@ export class SourceLexicon implements CachedSource {
 	/** Frequent words' base lists as columns (term -> columns), least recently used first; made by rankings, dropped with the base. */
 	private denseColumns = new Map<number, DenseColumns>();
 	private denseColumnBytes = 0;
-	/** The last columns to leave, for the next word's (denseColumnsOf). */
+	/** The last columns to leave, for the next word's (denseColumnsSteps). */
 	private spareColumns: DenseColumns | null = null;
 	/** Frequent words ranked without columns so far, and how many times (see rankedWithColumns). */
 	private columnRequests = new Map<number, number>();
@@ -494,8 +494,7 @@ export class SourceLexicon implements CachedSource {
 			const ranked = yield* this.rankWithColumnsSteps(weighted, ranges, frequent, limit);
 			return ranked ?? (yield* this.rankExhaustiveSteps(queryTerms, limit));
 		}
-		// In pieces, the query's lists are read from the file together (the ranking moves through all of them at once).
-		const base = this.pieces ? yield* this.pieces.postingListsSteps(ranges) : ranges.map(({ start, end }) => ({ slots: this.postings, frequencies: this.frequencies, start, end }));
+		const base = yield* this.baseListsSteps(ranges);
 		if (!base) return yield* this.rankExhaustiveSteps(queryTerms, limit);
 		const lists: PostingList[] = [];
 		// One object shape for every list (the ranking's code stays monomorphic).
@@ -506,7 +505,20 @@ export class SourceLexicon implements CachedSource {
 			const recent = this.tail.get(term);
 			if (recent) lists.push(list(recent.slots, recent.frequencies, 0, recent.length, weight, recent.largestBound));
 		});
-		const { slots, scores } = yield* prunedTopKSteps(lists, { lengthNorms: this.lengthNorms, slotCount: this.slotCount, window: (this.window ??= rankingWindow()) }, limit);
+		return this.hitsOf(yield* prunedTopKSteps(lists, { lengthNorms: this.lengthNorms, slotCount: this.slotCount, window: (this.window ??= rankingWindow()) }, limit));
+	}
+
+	/**
+	 * The base's lists of `ranges`: views of the index's arrays, or, in pieces, read from the file
+	 * together (a ranking moves through all of them at once); null when they are too long to read at once.
+	 */
+	private *baseListsSteps(ranges: { start: number; end: number }[]): Steps<PostingRange[] | null> {
+		if (this.pieces) return yield* this.pieces.postingListsSteps(ranges);
+		return ranges.map(({ start, end }) => ({ slots: this.postings, frequencies: this.frequencies, start, end }));
+	}
+
+	/** A pruned ranking's slots and scores as hits. */
+	private hitsOf({ slots, scores }: ScoredSlots): LexicalHit[] {
 		return slots.map((slot, index) => ({ chunkId: this.chunkIdOf(slot), slot, score: scores[index] }));
 	}
 
@@ -554,7 +566,7 @@ export class SourceLexicon implements CachedSource {
 		const held = weighted.map(({ term }, index) => (frequent[index] ? this.heldColumns(term) : null));
 		// Read: the lists of postings, and the frequent lists whose columns are not held yet (to make them).
 		const reading = ranges.map((range, index) => (held[index] ? { start: 0, end: 0 } : range));
-		const base = this.pieces ? yield* this.pieces.postingListsSteps(reading) : reading.map(({ start, end }) => ({ slots: this.postings, frequencies: this.frequencies, start, end }));
+		const base = yield* this.baseListsSteps(reading);
 		if (!base) return null;
 		const lists: ImpactList[] = [];
 		for (let index = 0; index < weighted.length; index++) {
@@ -577,8 +589,7 @@ export class SourceLexicon implements CachedSource {
 			if (recent) lists.push({ slots: recent.slots, frequencies: recent.frequencies, start: 0, end: recent.length, weight, largestBound: recent.largestBound, dense: null });
 		}
 		this.rankingsWithColumns++;
-		const { slots, scores } = yield* impactTopKSteps(lists, { lengthNorms: this.lengthNorms, slotCount: this.slotCount, scratch: (this.impactScratch ??= impactScratch()) }, limit);
-		return slots.map((slot, index) => ({ chunkId: this.chunkIdOf(slot), slot, score: scores[index] }));
+		return this.hitsOf(yield* impactTopKSteps(lists, { lengthNorms: this.lengthNorms, slotCount: this.slotCount, scratch: (this.impactScratch ??= impactScratch()) }, limit));
 	}
 
 	/** A frequent word's columns if held (it becomes the most recently used). */
