@@ -38,7 +38,6 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { Worker } from "node:worker_threads";
 import pg from "pg";
 import { Agent, fetch as fetchWithAgent } from "undici";
 import { buildBundles, SERVER_ENTRY_POINTS } from "../scripts/build";
@@ -66,6 +65,15 @@ const METRICS_TOKEN = "bench-scale-metrics-token-0123456789";
 const KEEP = process.env.BENCH_KEEP;
 const INLINE_WORKER = process.env.BENCH_KNOWLEDGE_WORKER === "inline";
 const PRESIGNED_UPLOADS = process.env.BENCH_UPLOAD === "presigned";
+/**
+ * The server (with the worker it starts) and the `/healthz` poller each run in a session of their
+ * own, as a service manager runs a service and as a monitor polls from elsewhere: Linux shares the
+ * cores between sessions first (autogroups), so in this process's session the bench's document
+ * generation (which on a deployment runs on other machines) weighed as much as the whole server,
+ * and the poller waited behind it. BENCH_SESSION=shared runs both in this session, as runs before
+ * 2026-12-07 did.
+ */
+const OWN_SESSIONS = process.env.BENCH_SESSION !== "shared";
 const log = (message: string) => process.stdout.write(`${message}\n`);
 
 if (!process.env.TEST_DATABASE_URL && process.env.BENCH_DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.BENCH_DATABASE_URL;
@@ -141,6 +149,7 @@ async function startServer(): Promise<RunningServer> {
 	const child = spawn(process.execPath, [...extraFlags, "--enable-source-maps", "dist/bench-scale/main.js"], {
 		env: serverEnvironment(port),
 		stdio: ["ignore", extraFlags.length > 0 ? process.stderr : "ignore", "inherit"],
+		detached: OWN_SESSIONS,
 	});
 	const url = `http://127.0.0.1:${port}`;
 	const deadline = Date.now() + 120_000;
@@ -250,43 +259,53 @@ async function memoryOf(server: RunningServer): Promise<{ rssMiB: number; peakMi
 
 /**
  * Polls /healthz one request after another; the slowest answer (a refused or failed one counts as
- * its time). On a thread of its own: this process generates megabyte documents and encodes
- * uploads between polls, which would otherwise be counted as the server's slowness.
+ * its time). In a process of its own (in a session of its own unless BENCH_SESSION=shared): this
+ * process generates megabyte documents and encodes uploads between polls, which would otherwise be
+ * counted as the server's slowness.
  */
 function watchHealth() {
-	// The slowest answer in tenths of a millisecond, written by the polling thread.
-	const slowest = new Int32Array(new SharedArrayBuffer(4));
-	const poller = new Worker(
-		`const { parentPort, workerData } = require("node:worker_threads");
-		let url;
-		let running = true;
-		parentPort.on("message", (message) => { if (message.stop) running = false; else url = message.url; });
-		(async () => {
-			while (running) {
-				if (!url) { await new Promise((resolve) => setTimeout(resolve, 50)); continue; }
-				const start = performance.now();
-				await fetch(url + "/healthz").then((response) => response.arrayBuffer()).catch(() => undefined);
-				const tenths = Math.round((performance.now() - start) * 10);
-				for (let held = Atomics.load(workerData, 0); tenths > held; held = Atomics.load(workerData, 0)) {
-					if (Atomics.compareExchange(workerData, 0, held, tenths) === held) break;
+	const poller = spawn(
+		process.execPath,
+		[
+			"-e",
+			`let url;
+			let slowest = 0;
+			let running = true;
+			process.on("message", (message) => {
+				if (message.stop) running = false;
+				else if (message.take) { process.send({ slowest }); slowest = 0; }
+				else url = message.url;
+			});
+			process.on("disconnect", () => { running = false; });
+			(async () => {
+				while (running) {
+					if (!url) { await new Promise((resolve) => setTimeout(resolve, 50)); continue; }
+					const start = performance.now();
+					await fetch(url + "/healthz").then((response) => response.arrayBuffer()).catch(() => undefined);
+					slowest = Math.max(slowest, performance.now() - start);
+					await new Promise((resolve) => setTimeout(resolve, 20));
 				}
-				await new Promise((resolve) => setTimeout(resolve, 20));
-			}
-			parentPort.close();
-		})();`,
-		{ eval: true, workerData: slowest },
+				if (process.connected) process.disconnect();
+			})();`,
+		],
+		{ stdio: ["ignore", "ignore", "inherit", "ipc"], detached: OWN_SESSIONS },
 	);
 	return {
 		watch(server: RunningServer | undefined) {
-			poller.postMessage({ url: server?.url });
+			poller.send({ url: server?.url });
 		},
-		/** The slowest answer since the last call. */
-		take() {
-			return round(Atomics.exchange(slowest, 0, 0) / 10);
+		/** The slowest answer since the last call, in ms. */
+		async take(): Promise<number> {
+			const answer = new Promise<number>((resolve) => poller.once("message", (message: { slowest: number }) => resolve(message.slowest)));
+			poller.send({ take: true });
+			return round(await answer);
+		},
+		kill() {
+			poller.kill();
 		},
 		async stop() {
 			const exited = new Promise((resolve) => poller.once("exit", resolve));
-			poller.postMessage({ stop: true });
+			poller.send({ stop: true });
 			await exited;
 		},
 	};
@@ -300,10 +319,18 @@ await buildBundles({ main, worker, parser, "index-builder": indexBuilder, "body-
 // Recorded before the run, so the load average is the one the run started under.
 const machine = await calibrateMachine(database.url);
 log(describeCalibration(machine));
-const run = describeRun({ stages: STAGES, queries: QUERIES, documentBytes: DOCUMENT_BYTES, vocabulary: VOCABULARY, uploadsInFlight: UPLOADS_IN_FLIGHT, searchMemoryMb: process.env.KNOWLEDGE_SEARCH_MEMORY_MB ?? "default", knowledgeWorker: INLINE_WORKER ? "inline" : "process", glibcTunables: process.env.GLIBC_TUNABLES ?? startTunables ?? null });
+const run = describeRun({ stages: STAGES, queries: QUERIES, documentBytes: DOCUMENT_BYTES, vocabulary: VOCABULARY, uploadsInFlight: UPLOADS_IN_FLIGHT, searchMemoryMb: process.env.KNOWLEDGE_SEARCH_MEMORY_MB ?? "default", knowledgeWorker: INLINE_WORKER ? "inline" : "process", sessions: OWN_SESSIONS ? "own" : "shared", glibcTunables: process.env.GLIBC_TUNABLES ?? startTunables ?? null });
 let server: RunningServer | undefined;
 const health = watchHealth();
 const rows: Record<string, unknown>[] = [];
+// Children in sessions of their own do not receive this terminal's interrupt: they stop with this process.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+	process.once(signal, () => {
+		server?.process.kill("SIGTERM");
+		health.kill();
+		process.exit(130);
+	});
+}
 try {
 	server = await startServer();
 	health.watch(server);
@@ -357,7 +384,7 @@ try {
 
 	let uploadedBytes = 0;
 	for (const target of STAGES) {
-		health.take();
+		await health.take();
 		await longestLoopDelayMs(server);
 		await takePeakMiB(server);
 		const worker = await workerPidOf(server);
@@ -386,7 +413,7 @@ try {
 		}
 		uploadedBytes += stageBytes;
 		const ingestionSeconds = (performance.now() - stageStart) / 1000;
-		const healthDuringIngestion = health.take();
+		const healthDuringIngestion = await health.take();
 		const loopDelayDuringIngestion = await longestLoopDelayMs(server);
 		const peakDuringIngestion = await takePeakMiB(server);
 		// The worker that ingested (a restart of it mid-stage would show as a smaller peak).
@@ -397,7 +424,7 @@ try {
 		const firstAfterIngestion = await searchOnce(queries[0]);
 		const loopDelayDuringFirstSearch = await longestLoopDelayMs(server);
 		const builds = await indexBuildsSettled(server);
-		const healthDuringBuilds = health.take();
+		const healthDuringBuilds = await health.take();
 		const peakDuringFirstSearchAndBuilds = await takePeakMiB(server);
 		const latencies: number[] = [];
 		await longestLoopDelayMs(server);
@@ -415,7 +442,7 @@ try {
 		const floorCpu = cpuPerSearch(cpuBeforeFloor, await threadCpuMs(server), warmQueries.length);
 		const memory = await memoryOf(server);
 		const peakDuringSearches = await takePeakMiB(server);
-		const healthDuringSearch = health.take();
+		const healthDuringSearch = await health.take();
 
 		health.watch(undefined);
 		await stopServer(server);
@@ -423,7 +450,7 @@ try {
 		server = await startServer();
 		health.watch(server);
 		const firstAfterRestart = await searchOnce(queries[1]);
-		const healthAfterRestart = health.take();
+		const healthAfterRestart = await health.take();
 		const memoryAfterRestart = await memoryOf(server);
 
 		const row = {
