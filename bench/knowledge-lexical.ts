@@ -191,7 +191,7 @@ for (const size of SIZES) {
 		prunedListsOnlyWithExpansion: (query: Map<string, number>) => withColumns("never", () => rankLexically(lexicon, query, TOP, undefined, "pruned")),
 	};
 	// One warm-up pass (JIT), then two measured ones: the first as queries come (a frequent word's columns are made
-	// at its third ranking, so in this pass), the second the same queries again (columns held); modes interleaved
+	// at its first ranking, so in this pass), the second the same queries again (columns held); modes interleaved
 	// query by query so machine noise hits each alike.
 	const timeModes = (measured: Map<string, number>[]) => {
 		const rounds = [0, 1].map((): Record<keyof typeof modes, number[]> => ({ exhaustive: [], pruned: [], prunedListsOnly: [], exhaustiveWithExpansion: [], prunedWithExpansion: [], prunedListsOnlyWithExpansion: [] }));

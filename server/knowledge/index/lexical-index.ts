@@ -122,12 +122,6 @@ export interface ColumnRankingOptions {
 
 export const DEFAULT_COLUMN_RANKING: ColumnRankingOptions = { minimumSlots: 262_144, frequentShare: 1 / 8, budgetBytes: 128 * 2 ** 20, mode: "auto" };
 
-/** A frequent word's rankings before its columns are made (the third: a second search of it). */
-const COLUMN_ADMISSION = 3;
-
-/** Words counted towards admission at most (the count starts over past it). */
-const MAX_COLUMN_REQUESTS = 4096;
-
 /**
  * The longest a search's lexical ranking holds the API's event loop at a time (rankInSlices): a
  * frequent-word query with query expansion over a million chunks ranks for 5-20 ms (more on a slow
@@ -222,8 +216,6 @@ export class SourceLexicon implements CachedSource {
 	private denseColumnBytes = 0;
 	/** The last columns to leave, for the next word's (denseColumnsSteps). */
 	private spareColumns: DenseColumns | null = null;
-	/** Frequent words ranked without columns so far, and how many times (see rankedWithColumns). */
-	private columnRequests = new Map<number, number>();
 	columnRanking: ColumnRankingOptions = { ...DEFAULT_COLUMN_RANKING };
 	/** Rankings that used frequent words' columns (for tests and benchmarks: which way a query went). */
 	rankingsWithColumns = 0;
@@ -530,7 +522,11 @@ export class SourceLexicon implements CachedSource {
 	 * rankings of bench:knowledge-lexical's three query classes at a million chunks (first and
 	 * expanded passes), columns whenever a frequent word is in the query took 20% less time in all
 	 * than MaxScore, half at the 99th percentile, and within 8% of picking the faster way for each
-	 * ranking afterwards; no rule on the words' bounds tried came closer (docs/knowledge.md).
+	 * ranking afterwards; no rule on the words' bounds tried came closer (docs/knowledge.md). A
+	 * word's columns are made at its first such ranking: making them costs about what MaxScore's
+	 * ranking of its list does once, so waiting for a word's third ranking (as before) paid for two
+	 * slow rankings to save a making; through the API at 1M, 1,200 searches after a restart, the
+	 * p99 was 10-20% lower making them at once (three runs each, alternating), the mean 1-3% higher.
 	 */
 	private rankedWithColumns(weighted: { term: number }[], ranges: { start: number; end: number }[], frequent: boolean[]): boolean {
 		const { mode } = this.columnRanking;
@@ -539,22 +535,11 @@ export class SourceLexicon implements CachedSource {
 		// A query whose columns cannot all be kept would make them again at every ranking.
 		if (frequent.filter(Boolean).length * 2 * this.baseSlots > this.columnRanking.budgetBytes) return false;
 		let otherPostings = 0;
-		let admitted = true;
 		weighted.forEach(({ term }, index) => {
 			if (!frequent[index]) otherPostings += ranges[index].end - ranges[index].start;
 			otherPostings += this.tail.get(term)?.length ?? 0;
-			if (!frequent[index] || this.denseColumns.has(term)) return;
-			// Making a word's columns costs about what ranking its list does once: they are made at its
-			// COLUMN_ADMISSION-th ranking (a search ranks its words twice, plain and expanded), so a word
-			// searched once costs its list only, and words searched rarely do not push out the others.
-			const asked = (this.columnRequests.get(term) ?? 0) + 1;
-			if (asked < COLUMN_ADMISSION) {
-				this.columnRequests.set(term, asked);
-				admitted = false;
-			} else this.columnRequests.delete(term);
 		});
-		if (this.columnRequests.size > MAX_COLUMN_REQUESTS) this.columnRequests.clear();
-		return admitted && otherPostings <= this.slotCount / 4;
+		return otherPostings <= this.slotCount / 4;
 	}
 
 	/**
