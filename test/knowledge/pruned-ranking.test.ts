@@ -130,7 +130,6 @@ describe.each(WAYS)("pruned BM25 top-k (%s)", (_way, options) => {
 		// Where the lexicon picks: columns for the frequent words' queries (three pruned rankings a query and limit), lists for rare words.
 		if (options.mode === "auto" && options.budgetBytes === undefined) {
 			// Most of them (a query whose other words' lists are long goes by MaxScore).
-			console.log("COUNT", lexicon.rankingsWithColumns - before, frequent.length * LIMITS.length * 3);
 			expect(lexicon.rankingsWithColumns - before).toBeGreaterThan((frequent.length * LIMITS.length * 3) / 2);
 			const rare = new Map([...Array.from({ length: 100 }, (_, index) => `t${700 + index}`)].filter((word) => lexicon.documentFrequencyOf(word) * 16 < lexicon.size).slice(0, 3).map((word) => [word, 1]));
 			expect(rare.size).toBe(3);
