@@ -196,6 +196,72 @@ describe("a lexicon file built with bounded memory", () => {
 	});
 });
 
+/**
+ * Past a size, a lexicon file also holds its frequent words' columns, made by its builder: a
+ * ranking of a lexicon opened in pieces reads a word's columns instead of reading its postings and
+ * making them on the API's thread (the slowest part of a first search of frequent words at a
+ * million chunks). They must be the very columns the ranking would make, so it ranks the same.
+ */
+describe("a lexicon file's frequent words' columns", () => {
+	it("are the bytes a ranking would make, read instead of made, and rank exactly as the exhaustive ranking", async () => {
+		const directory = await mkdtemp(join(tmpdir(), "lexicon-columns-test-"));
+		try {
+			const corpus = zipfCorpus(29, 800);
+			const pages = Array.from({ length: 10 }, (_, page) => Array.from({ length: 300 }, (_, index) => corpus.documentRows(`doc${page}-${index}`, 0)).flat());
+			async function* rows() {
+				for (const page of pages) yield page;
+			}
+			const thresholds = { minimumSlots: 1000, frequentShare: 1 / 3 };
+			// Tiny limits: a word's postings and columns are written across many passes.
+			await buildLexiconFile(directory, "with-columns", rows(), { spillPairs: 700, passPostings: 900 }, thresholds);
+			await buildLexiconFile(directory, "without-columns", rows());
+			const open = async (sourceId: string) => {
+				const opened = readLexiconFile(directory, sourceId, { inPieces: true })!;
+				const lexicon = await SourceLexicon.fromTransfer(opened.transfer);
+				lexicon.columnRanking = { ...DEFAULT_COLUMN_RANKING, ...thresholds, mode: "always" };
+				return { lexicon, columnTerms: opened.transfer.columnTerms.length };
+			};
+			const read = await open("with-columns");
+			const made = await open("without-columns");
+			expect(read.columnTerms).toBeGreaterThan(5);
+			expect(made.columnTerms).toBe(0);
+			const inMemory = new SourceLexicon();
+			for (const page of pages) inMemory.addRows(page);
+			inMemory.settle();
+			expect(read.lexicon.size).toBe(inMemory.size);
+			const frequentWords = Array.from({ length: 200 }, (_, index) => `t${index}`).filter((word) => inMemory.documentFrequencyOf(word) >= inMemory.size * thresholds.frequentShare);
+			expect(frequentWords.length).toBe(read.columnTerms);
+			// Queries of frequent words (two or three, with a rarer one now and then) and the corpus's own.
+			const queries = [
+				...Array.from({ length: 24 }, (_, index) => new Map(Array.from({ length: 2 + (index % 2) }, (_, word) => [frequentWords[(index * 5 + word * 3) % frequentWords.length], 1] as [string, number]).concat(index % 3 === 0 ? [[`t${100 + index}`, 1]] : []))),
+				...Array.from({ length: 16 }, (_, index) => corpus.query(index % 2 === 1)),
+			];
+			for (const query of queries) {
+				const expected = inMemory.rankExhaustive(query, 20);
+				expect(read.lexicon.rank(query, 20)).toEqual(expected);
+				expect(made.lexicon.rank(query, 20)).toEqual(expected);
+			}
+			expect(read.lexicon.columnsRead).toBe(frequentWords.length);
+			expect(read.lexicon.columnsMade).toBe(0);
+			expect(made.lexicon.columnsMade).toBe(frequentWords.length);
+			expect(made.lexicon.columnsRead).toBe(0);
+			for (const word of frequentWords) {
+				const fromFile = read.lexicon.heldColumnsOf(word);
+				const ofRanking = made.lexicon.heldColumnsOf(word);
+				expect(fromFile).not.toBeNull();
+				expect(Buffer.from(fromFile!.frequencies).equals(Buffer.from(ofRanking!.frequencies))).toBe(true);
+				expect(Buffer.from(fromFile!.impacts.buffer).equals(Buffer.from(ofRanking!.impacts.buffer))).toBe(true);
+			}
+			// Read whole (as a test or a tool may), a file's columns are left out: the lexicon makes its own.
+			const whole = readLexiconFile(directory, "with-columns");
+			expect(whole!.transfer.columns.length).toBe(0);
+			expect(whole!.transfer.columnTerms.length).toBe(0);
+		} finally {
+			await rm(directory, { recursive: true, force: true });
+		}
+	});
+});
+
 describe("a source's lexicon kept in a file", () => {
 	let indexDirectory: string;
 	let first: TestPlatform;

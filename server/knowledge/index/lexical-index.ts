@@ -68,6 +68,29 @@ function* denseColumnsSteps(list: PostingRange, rows: number, bound: number, len
 /** Postings made into columns between two pauses (about a millisecond). */
 const COLUMN_BUILD_STEP = 131_072;
 
+/**
+ * A frequent word's base columns made whole into `into` (its arrays the size of the base's
+ * slots): what denseColumnsSteps makes, for a lexicon file's builder, which writes them into the
+ * file for rankings to read (lexicon-files.ts) instead of making them on the API's thread.
+ */
+export function fillDenseColumns(list: PostingRange, bound: number, lengths: Float32Array, boundAverage: number, into: DenseColumns): void {
+	into.frequencies.fill(0);
+	into.impacts.fill(0);
+	addToColumns(list, list.start, list.end, into.frequencies, into.impacts, bound > 0 ? IMPACT_STEPS / bound : 0, lengths, boundAverage);
+}
+
+/** Which words' base columns a lexicon file's builder writes: those a ranking with these options takes as frequent (SourceLexicon.rankSteps). */
+export type FileColumnThresholds = Pick<ColumnRankingOptions, "minimumSlots" | "frequentShare">;
+
+/** The terms (ascending) whose base lists of `offsets` make them frequent in a base of `slots` slots under `thresholds`. */
+export function frequentTermsOf(offsets: Int32Array, slots: number, thresholds: FileColumnThresholds): Int32Array<ArrayBuffer> {
+	const terms: number[] = [];
+	if (slots >= thresholds.minimumSlots) {
+		for (let term = 0; term + 1 < offsets.length; term++) if (offsets[term + 1] - offsets[term] >= slots * thresholds.frequentShare) terms.push(term);
+	}
+	return Int32Array.from(terms);
+}
+
 /** denseColumnsSteps's postings [from, to). */
 function addToColumns(list: PostingRange, from: number, to: number, frequencies: Uint8Array, impacts: Int8Array, scale: number, lengths: Float32Array, boundAverage: number): void {
 	const { slots } = list;
@@ -219,6 +242,11 @@ export class SourceLexicon implements CachedSource {
 	columnRanking: ColumnRankingOptions = { ...DEFAULT_COLUMN_RANKING };
 	/** Rankings that used frequent words' columns (for tests and benchmarks: which way a query went). */
 	rankingsWithColumns = 0;
+	/** Frequent words' columns a ranking made from their postings, and those it read as the file's builder made them (for tests and benchmarks). */
+	columnsMade = 0;
+	columnsRead = 0;
+	/** Opened in pieces: the terms whose base columns the file holds -> their place among the file's columns. */
+	private fileColumns = new Map<number, number>();
 	/**
 	 * Opened in pieces (lexicon-pieces.ts): the base's postings and the pairs of its slots are in
 	 * the file, read as a search needs them; `postings`, `frequencies` and `pairTerms` /
@@ -549,8 +577,9 @@ export class SourceLexicon implements CachedSource {
 	 */
 	private *rankWithColumnsSteps(weighted: { term: number; weight: number }[], ranges: { start: number; end: number }[], frequent: boolean[], limit: number): Steps<LexicalHit[] | null> {
 		const held = weighted.map(({ term }, index) => (frequent[index] ? this.heldColumns(term) : null));
-		// Read: the lists of postings, and the frequent lists whose columns are not held yet (to make them).
-		const reading = ranges.map((range, index) => (held[index] ? { start: 0, end: 0 } : range));
+		const inFile = weighted.map(({ term }, index) => (frequent[index] && !held[index] ? (this.fileColumns.get(term) ?? -1) : -1));
+		// Read: the lists of postings, and the frequent lists whose columns are neither held nor in the file (to make them).
+		const reading = ranges.map((range, index) => (held[index] || inFile[index] >= 0 ? { start: 0, end: 0 } : range));
 		const base = yield* this.baseListsSteps(reading);
 		if (!base) return null;
 		const lists: ImpactList[] = [];
@@ -565,7 +594,14 @@ export class SourceLexicon implements CachedSource {
 					// Not the columns of a word of this very query (possible only past the budget, with mode "always").
 					const spare = this.spareColumns && !held.includes(this.spareColumns) && !lists.some((list) => list.dense === this.spareColumns) ? this.spareColumns : null;
 					if (spare) this.spareColumns = null;
-					columns = yield* denseColumnsSteps(base[index], this.baseSlots, largestBound, lengths, boundAverage, spare);
+					if (this.pieces && inFile[index] >= 0) {
+						const into = spare && spare.frequencies.length === this.baseSlots ? spare : { frequencies: new Uint8Array(this.baseSlots), impacts: new Int8Array(this.baseSlots) };
+						columns = yield* this.pieces.columnsSteps(inFile[index], into);
+						this.columnsRead++;
+					} else {
+						columns = yield* denseColumnsSteps(base[index], this.baseSlots, largestBound, lengths, boundAverage, spare);
+						this.columnsMade++;
+					}
 					this.holdColumns(term, columns);
 				}
 				lists.push({ slots, frequencies, start: 0, end: 0, weight, largestBound, dense: columns });
@@ -575,6 +611,12 @@ export class SourceLexicon implements CachedSource {
 		}
 		this.rankingsWithColumns++;
 		return this.hitsOf(yield* impactTopKSteps(lists, { lengthNorms: this.lengthNorms, slotCount: this.slotCount, scratch: (this.impactScratch ??= impactScratch()) }, limit));
+	}
+
+	/** A word's base columns if held (for tests: those read from a file against those made); its place in the order of use is left as it is. */
+	heldColumnsOf(word: string): DenseColumns | null {
+		const term = this.terms.get(word);
+		return term === undefined ? null : (this.denseColumns.get(term) ?? null);
 	}
 
 	/** A frequent word's columns if held (it becomes the most recently used). */
@@ -841,6 +883,9 @@ export class SourceLexicon implements CachedSource {
 			liveCount: this.liveCount,
 			totalLength: this.totalLength,
 			baseSlots: this.baseSlots,
+			// Written by a lexicon file's builder only (lexicon-build.ts).
+			columnTerms: new Int32Array(0),
+			columns: new Uint8Array(0),
 		};
 		const packed = [transfer.chunkIds, transfer.termNames, transfer.documentIds, transfer.documentVersions].map((strings) => strings.bytes);
 		return { transfer, buffers: buffersOf(...packed, transfer.chunkIdStarts, documentOfSlot, ...this.indexArrays()) };
@@ -904,6 +949,7 @@ export class SourceLexicon implements CachedSource {
 		lexicon.liveCount = transfer.liveCount;
 		lexicon.totalLength = transfer.totalLength;
 		lexicon.baseSlots = transfer.baseSlots;
+		if (pieces) transfer.columnTerms.forEach((term, index) => lexicon.fileColumns.set(term, index));
 		// The exhaustive ranking's scratch, allocated when first needed (a pruned ranking never does).
 		lexicon.scores = new Float32Array(0);
 		lexicon.touched = new Int32Array(0);
@@ -1014,6 +1060,7 @@ export class SourceLexicon implements CachedSource {
 		this.baseSlots = next;
 		this.tail = new Map();
 		// Columns are of the base's postings and bounds: both are new.
+		this.fileColumns = new Map();
 		this.denseColumns = new Map();
 		this.denseColumnBytes = 0;
 		this.spareColumns = null;
@@ -1176,6 +1223,13 @@ export interface LexiconTransfer {
 	liveCount: number;
 	totalLength: number;
 	baseSlots: number;
+	/**
+	 * Terms (ascending) whose base lists a lexicon file also holds as columns, made by its builder
+	 * (lexicon-build.ts), and those columns (per term: base-slot frequencies, then impacts). Empty
+	 * in a built lexicon; `columns` is never read into memory but from the file (in pieces).
+	 */
+	columnTerms: Int32Array<ArrayBuffer>;
+	columns: Uint8Array<ArrayBuffer>;
 	/** Opened in pieces: `postings`, `frequencies`, `pairTerms` and `pairFrequencies` are empty here and read from this file. */
 	pieces?: LexiconPiecesLocation;
 }

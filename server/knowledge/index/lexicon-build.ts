@@ -2,7 +2,8 @@ import { closeSync, mkdirSync, openSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { readFully, sourceLexiconDirectory, temporaryPath, writeFully } from "./index-generations";
 import type pg from "pg";
-import { boundAverageOf, type LexicalChunkRow, lexicalChunkRowsSql, saturation, SourceLexicon } from "./lexical-index";
+import type { DenseColumns } from "./impact-top-k";
+import { boundAverageOf, DEFAULT_COLUMN_RANKING, type FileColumnThresholds, fillDenseColumns, frequentTermsOf, type LexicalChunkRow, lexicalChunkRowsSql, saturation, SourceLexicon } from "./lexical-index";
 import { type DeferredArrays, readLexiconFile, writeLexiconFile } from "./lexicon-files";
 import { readyDocumentVersions, versionChanges } from "./source-chunk-cache";
 import type { PageReader } from "./vector-index-build";
@@ -18,6 +19,9 @@ export interface LexiconBuildLimits {
 
 export const DEFAULT_LEXICON_BUILD_LIMITS: LexiconBuildLimits = { spillPairs: 4 * 1024 * 1024, passPostings: 16 * 1024 * 1024 };
 
+/** Whose columns a file holds: the words a ranking with the default options takes as frequent. */
+const DEFAULT_FILE_COLUMNS: FileColumnThresholds = { minimumSlots: DEFAULT_COLUMN_RANKING.minimumSlots, frequentShare: DEFAULT_COLUMN_RANKING.frequentShare };
+
 /** Pairs read back from disk per read while inverting. */
 const READ_PAIRS = 1024 * 1024;
 
@@ -29,10 +33,20 @@ const READ_PAIRS = 1024 * 1024;
  * (limits.spillPairs in memory), and the postings are inverted from it term range by term range
  * (limits.passPostings each), written straight into place. Only the per-chunk and per-term arrays
  * (a few bytes per chunk and term) are held whole. The file is the one an in-memory build writes,
- * byte for byte (tested). The scratch files are held open while used: one left by a process that
+ * byte for byte (tested). Past `columns.minimumSlots` chunks, the file also holds the columns
+ * (impact-top-k.ts) of each word in at least `columns.frequentShare` of them, made as its postings
+ * are inverted: a ranking reads a word's columns (two bytes a chunk) rather than reading its
+ * postings and making them on the API's thread, the slowest part of a first search of frequent
+ * words at a million chunks; about 330 MB more file there (~165 words). The scratch files are held open while used: one left by a process that
  * died is removed with the generations that outlive it (removeOldGenerations).
  */
-export async function buildLexiconFile(root: string, sourceId: string, pages: AsyncIterable<LexicalChunkRow[]>, limits: LexiconBuildLimits = DEFAULT_LEXICON_BUILD_LIMITS): Promise<{ name: string; chunks: number }> {
+export async function buildLexiconFile(
+	root: string,
+	sourceId: string,
+	pages: AsyncIterable<LexicalChunkRow[]>,
+	limits: LexiconBuildLimits = DEFAULT_LEXICON_BUILD_LIMITS,
+	columns: FileColumnThresholds = DEFAULT_FILE_COLUMNS,
+): Promise<{ name: string; chunks: number }> {
 	return buildLexiconFileWith(
 		root,
 		sourceId,
@@ -43,6 +57,7 @@ export async function buildLexiconFile(root: string, sourceId: string, pages: As
 			}
 		},
 		limits,
+		columns,
 	);
 }
 
@@ -55,6 +70,7 @@ async function buildLexiconFileWith(
 	sourceId: string,
 	fill: (lexicon: SourceLexicon, spillIfDue: () => void) => Promise<void>,
 	limits: LexiconBuildLimits = DEFAULT_LEXICON_BUILD_LIMITS,
+	columns: FileColumnThresholds = DEFAULT_FILE_COLUMNS,
 ): Promise<{ name: string; chunks: number }> {
 	const directory = sourceLexiconDirectory(root, sourceId);
 	mkdirSync(directory, { recursive: true });
@@ -86,20 +102,33 @@ async function buildLexiconFileWith(
 		const boundAverage = boundAverageOf(totalLength, slotCount);
 		const termBounds = new Float32Array(termCount);
 		lexicon.completeSpilledBuild(offsets, termBounds, boundAverage);
-		const { transfer } = lexicon.toTransfer();
+		const columnTerms = frequentTermsOf(offsets, slotCount, columns);
+		const transfer = { ...lexicon.toTransfer().transfer, columnTerms };
 		const deferred: DeferredArrays = {
 			arrays: [
 				{ field: "pairTerms", type: "Int32Array", length: spilled },
 				{ field: "pairFrequencies", type: "Uint8Array", length: spilled },
 				{ field: "postings", type: "Int32Array", length: spilled },
 				{ field: "frequencies", type: "Uint8Array", length: spilled },
+				{ field: "columns", type: "Uint8Array", length: columnTerms.length * 2 * slotCount },
 			],
 			write(descriptor, offsetOf) {
 				copyInto(termsFile, descriptor, spilled * 4, offsetOf("pairTerms"));
 				copyInto(frequenciesFile, descriptor, spilled, offsetOf("pairFrequencies"));
-				invertSpilled({ termsFile, frequenciesFile, pairs: spilled, shape, offsets, termBounds, boundAverage, passPostings: limits.passPostings }, (from, slots, frequencies) => {
+				// One word's columns at a time, reused (a fresh pair of megabytes per word costs more to fault in than to clear).
+				const made: DenseColumns = { frequencies: new Uint8Array(columnTerms.length > 0 ? slotCount : 0), impacts: new Int8Array(columnTerms.length > 0 ? slotCount : 0) };
+				let nextColumns = 0;
+				invertSpilled({ termsFile, frequenciesFile, pairs: spilled, shape, offsets, termBounds, boundAverage, passPostings: limits.passPostings }, (from, slots, frequencies, lastTerm) => {
 					writeFully(descriptor, new Uint8Array(slots.buffer, slots.byteOffset, slots.byteLength), offsetOf("postings") + from * 4);
 					writeFully(descriptor, frequencies, offsetOf("frequencies") + from);
+					// The range's bounds are taken: its frequent words' columns are what a ranking of this base would make.
+					for (; nextColumns < columnTerms.length && columnTerms[nextColumns] < lastTerm; nextColumns++) {
+						const term = columnTerms[nextColumns];
+						fillDenseColumns({ slots, frequencies, start: offsets[term] - from, end: offsets[term + 1] - from }, termBounds[term], lengths, boundAverage, made);
+						const at = offsetOf("columns") + nextColumns * 2 * slotCount;
+						writeFully(descriptor, made.frequencies, at);
+						writeFully(descriptor, new Uint8Array(made.impacts.buffer), at + slotCount);
+					}
 				});
 				// The bounds were taken while the postings were inverted, after the small arrays (theirs among them) were written.
 				writeFully(descriptor, new Uint8Array(termBounds.buffer), offsetOf("termBounds"));
@@ -119,7 +148,7 @@ async function buildLexiconFileWith(
  * Term-major postings from the spilled chunk-major pairs: for each range of terms whose postings
  * fit in passPostings, one pass over the pairs fills them (chunks ascending within a term, as
  * invertLexicon does) and takes each term's bound; `emit` gets the range's postings from posting
- * `from` on.
+ * `from` on, for the terms before `lastTerm` (their bounds set).
  */
 function invertSpilled(
 	input: {
@@ -132,7 +161,7 @@ function invertSpilled(
 		boundAverage: number;
 		passPostings: number;
 	},
-	emit: (from: number, slots: Int32Array, frequencies: Uint8Array) => void,
+	emit: (from: number, slots: Int32Array, frequencies: Uint8Array, lastTerm: number) => void,
 ): void {
 	const { termsFile, frequenciesFile, pairs, shape, offsets, termBounds, boundAverage, passPostings } = input;
 	const { termCount, pairStarts, lengths } = shape;
@@ -165,7 +194,7 @@ function invertSpilled(
 			}
 		}
 		for (let term = first; term < last; term++) termBounds[term] = largest[term - first];
-		emit(from, slots, frequencies);
+		emit(from, slots, frequencies, last);
 		first = last;
 	}
 }
@@ -190,19 +219,34 @@ function copyInto(source: number, target: number, length: number, position: numb
  * keeps its own lexicon up to date meanwhile and never waits for this. Returns the generation
  * written and its chunks.
  */
-export async function foldLexiconFile(client: pg.Client, pagesOf: PageReader, root: string, sourceId: string, limits?: LexiconBuildLimits): Promise<{ name: string; chunks: number }> {
+export async function foldLexiconFile(
+	client: pg.Client,
+	pagesOf: PageReader,
+	root: string,
+	sourceId: string,
+	limits?: LexiconBuildLimits,
+	columns?: FileColumnThresholds,
+): Promise<{ name: string; chunks: number }> {
 	const opened = readLexiconFile(root, sourceId, { inPieces: true });
 	const base = opened ? await SourceLexicon.fromTransfer(opened.transfer) : null;
-	if (!base) return buildLexiconFile(root, sourceId, pagesOf<LexicalChunkRow>(client, lexicalChunkRowsSql("all"), [sourceId]), limits);
+	if (!base) return buildLexiconFile(root, sourceId, pagesOf<LexicalChunkRow>(client, lexicalChunkRowsSql("all"), [sourceId]), limits, columns);
 	try {
-		return await foldInto(client, pagesOf, root, sourceId, base, limits);
+		return await foldInto(client, pagesOf, root, sourceId, base, limits, columns);
 	} finally {
 		// Opened here, held by nothing else: its descriptor is not left for a collection to close.
 		base.closeFile();
 	}
 }
 
-async function foldInto(client: pg.Client, pagesOf: PageReader, root: string, sourceId: string, base: SourceLexicon, limits?: LexiconBuildLimits): Promise<{ name: string; chunks: number }> {
+async function foldInto(
+	client: pg.Client,
+	pagesOf: PageReader,
+	root: string,
+	sourceId: string,
+	base: SourceLexicon,
+	limits?: LexiconBuildLimits,
+	columns?: FileColumnThresholds,
+): Promise<{ name: string; chunks: number }> {
 	let toRead: string[] = [];
 	let removed = new Set<string>();
 	const readDocuments = async (connection: pg.Client) => {
@@ -225,5 +269,6 @@ async function foldInto(client: pg.Client, pagesOf: PageReader, root: string, so
 			}
 		},
 		limits,
+		columns,
 	);
 }

@@ -19,8 +19,11 @@ import type { PackedStrings } from "./thread-transfer";
 
 const lexiconPath = (directory: string, name: string) => join(directory, `${name}.lexicon`);
 
-/** Bumped when the layout or the lexicon's arrays change: a file of another format is not opened (the source loads from PostgreSQL and writes a new one). */
-const FORMAT = 1;
+/**
+ * Bumped when the layout or the lexicon's arrays change: a file of another format is not opened
+ * (the source loads from PostgreSQL and writes a new one). 2: the frequent words' columns.
+ */
+const FORMAT = 2;
 
 const ARRAY_TYPES = { Int32Array, Uint32Array, Uint8Array, Float32Array } as const;
 export type ArrayTypeName = keyof typeof ARRAY_TYPES;
@@ -130,12 +133,18 @@ export function readLexiconFile(root: string, sourceId: string, options: { name?
 		const header = JSON.parse(headerBytes.toString("utf8")) as LexiconFileHeader;
 		if (header.format !== FORMAT) return null;
 		// A file cut short is not trusted, even where a lexicon in pieces would read only its beginning.
-		const end = Math.max(...header.arrays.map((entry) => entry.offset + entry.length * ARRAY_TYPES[entry.type].BYTES_PER_ELEMENT));
+		// (An empty array's offset may lie past the last byte: the alignment after the one before it.)
+		const end = Math.max(0, ...header.arrays.filter((entry) => entry.length > 0).map((entry) => entry.offset + entry.length * ARRAY_TYPES[entry.type].BYTES_PER_ELEMENT));
 		if (fstatSync(descriptor).size < end) throw new Error("A lexicon file ended early");
 		const transfer: Record<string, unknown> = { ...header.numbers };
 		const buffers: ArrayBuffer[] = [];
 		const offsets: Partial<Record<ArrayLeftOnDisk, number>> = {};
 		for (const entry of header.arrays) {
+			if (!options.inPieces && entry.field === "columns") {
+				// Hundreds of megabytes at a million chunks, for a lexicon that can make those it uses itself.
+				transfer.columns = new Uint8Array(0);
+				continue;
+			}
 			if (options.inPieces && (ARRAYS_LEFT_ON_DISK as readonly string[]).includes(entry.field)) {
 				offsets[entry.field as ArrayLeftOnDisk] = entry.offset;
 				const empty = new ARRAY_TYPES[entry.type](0);
@@ -148,6 +157,7 @@ export function readLexiconFile(root: string, sourceId: string, options: { name?
 			buffers.push(array.buffer);
 			transfer[entry.field] = entry.field in header.strings ? { count: header.strings[entry.field], bytes: array } : array;
 		}
+		if (!options.inPieces) transfer.columnTerms = new Int32Array(0);
 		if (options.inPieces) {
 			if (ARRAYS_LEFT_ON_DISK.some((field) => offsets[field] === undefined)) return null;
 			transfer.pieces = { path, offsets: offsets as Record<ArrayLeftOnDisk, number> } satisfies LexiconPiecesLocation;
