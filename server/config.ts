@@ -63,6 +63,8 @@ const ZEnvironment = z.object({
 	KNOWLEDGE_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.5).default(0.5),
 	// Search structures one process keeps across all sources, least recently searched leave first.
 	KNOWLEDGE_SEARCH_MEMORY_MB: z.coerce.number().int().min(16).default(512),
+	// Builtin sources' int8 vector columns one process keeps between searches (0: read from the page cache at every search).
+	KNOWLEDGE_VECTOR_COLUMN_CACHE_MB: z.coerce.number().int().min(0).max(3072).default(DEFAULT_KNOWLEDGE_OPTIONS.vectorColumnCacheBytes / 1024 ** 2),
 	KNOWLEDGE_VECTOR_INDEX_MIN_CHUNKS: z.coerce.number().int().min(1).default(DEFAULT_KNOWLEDGE_OPTIONS.vectorIndexMinChunks),
 	// Where search index files are kept, so a restart opens them instead of rebuilding (default DATA_DIR/knowledge-index).
 	KNOWLEDGE_INDEX_DIR: z.string().min(1).optional(),
@@ -268,6 +270,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
 			uploadUrlTtlSeconds: env.KNOWLEDGE_UPLOAD_URL_TTL_SECONDS,
 			pollIntervalSeconds: env.KNOWLEDGE_POLL_INTERVAL_SECONDS,
 			searchMemoryBytes: env.KNOWLEDGE_SEARCH_MEMORY_MB * 1024 ** 2,
+			vectorColumnCacheBytes: env.KNOWLEDGE_VECTOR_COLUMN_CACHE_MB * 1024 ** 2,
 			vectorIndexMinChunks: env.KNOWLEDGE_VECTOR_INDEX_MIN_CHUNKS,
 			lexiconFileMinChunks: env.KNOWLEDGE_LEXICON_FILE_MIN_CHUNKS,
 			searchWarmUpMinChunks: env.KNOWLEDGE_SEARCH_WARM_UP_MIN_CHUNKS,

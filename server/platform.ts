@@ -167,6 +167,7 @@ export async function createPlatformServices(
 			vectorIndexMinChunks: knowledge.vectorIndexMinChunks,
 			lexiconFileMinChunks: knowledge.lexiconFileMinChunks,
 			searchWarmUpMinChunks: knowledge.searchWarmUpMinChunks,
+			vectorColumnCacheBytes: knowledge.vectorColumnCacheBytes,
 		});
 		closers.push(() => search.close());
 		const pinecone = knowledge.pinecone ? new (await import("./knowledge/index/pinecone-vector-index")).PineconeVectorIndex(knowledge.pinecone) : undefined;

@@ -32,6 +32,12 @@ export interface KnowledgeOptions {
 	 */
 	searchMemoryBytes: number;
 	/**
+	 * Bytes of builtin sources' int8 vector columns one process keeps between searches, in 64 KiB
+	 * blocks on its graph-search thread (KNOWLEDGE_VECTOR_COLUMN_CACHE_MB; the least recently used
+	 * leave first): a search reads its columns there instead of copying them from the page cache. 0: none.
+	 */
+	vectorColumnCacheBytes: number;
+	/**
 	 * Where search index files are kept (KNOWLEDGE_INDEX_DIR): a restart opens them instead of
 	 * rebuilding from PostgreSQL. Undefined: nothing is written to disk (every load builds).
 	 */
@@ -66,6 +72,7 @@ export const DEFAULT_KNOWLEDGE_OPTIONS: KnowledgeOptions = {
 	vectorStore: "postgres",
 	parsing: DEFAULT_PARSING_OPTIONS,
 	searchMemoryBytes: 512 * 1024 ** 2,
+	vectorColumnCacheBytes: 256 * 1024 ** 2,
 	vectorIndexMinChunks: 20_000,
 	lexiconFileMinChunks: 10_000,
 	searchWarmUpMinChunks: 20_000,

@@ -1,4 +1,4 @@
-import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -90,6 +90,79 @@ describe("int8 column runs of a vector index", () => {
 			expect(error).toBeLessThan(truth[0].similarity / 10);
 		}
 		closeColumnRuns(opened);
+	});
+
+	it("keep the blocks a scan read resident for the next (the least recently used leaving first past the budget), and scan exactly as reading every block, whatever the budget", () => {
+		// Runs of several blocks (65,536 rows each, the last one partial), over 64 dimensions of random sparse vectors.
+		const dimensions = 64;
+		const random = seededRandom(7);
+		const keys = 140_000;
+		const rows = new Float32Array(keys * dimensions);
+		for (let key = 0; key < keys; key++) for (let taken = 0; taken < 6; taken++) rows[key * dimensions + Math.floor(random() * dimensions)] = random() * 2 - 1;
+		const pagesDirectory = join(directory, "pages");
+		rmSync(pagesDirectory, { recursive: true, force: true });
+		mkdirSync(pagesDirectory);
+		const parts: VectorSegment[] = [
+			{ file: "1-pages.f32", from: 0, to: 100_000 },
+			{ file: "2-pages.f32", from: 100_000, to: keys },
+		];
+		for (const part of parts) writeFileSync(join(pagesDirectory, part.file), new Uint8Array(rows.buffer, part.from * dimensions * 4, (part.to - part.from) * dimensions * 4));
+		const runs = nextColumnRuns(pagesDirectory, "2-pages", parts, dimensions, nextColumnRuns(pagesDirectory, "1-pages", parts.slice(0, 1), dimensions, [], parts[0]), parts[1]);
+		expect(runs.map((run) => [run.from, run.to])).toEqual([
+			[0, 100_000],
+			[100_000, keys],
+		]);
+		const opened = () => openColumnRuns(pagesDirectory, runs, dimensions);
+		const dead = new Uint8Array(keys);
+		for (let key = 3; key < keys; key += 11) dead[key] = 1;
+		const queries = Array.from({ length: 24 }, () => {
+			const query = new Float32Array(dimensions);
+			for (let taken = 0; taken < 8 + Math.floor(random() * 8); taken++) query[Math.floor(random() * dimensions)] = random();
+			return query;
+		});
+		const usedOf = (query: Float32Array) => [...query.keys()].filter((dimension) => query[dimension] !== 0);
+		const reference = openColumnRuns(pagesDirectory, runs, dimensions);
+		const streaming = columnScanScratch();
+		expect(streaming.pages.count).toBe(0);
+		const expected = queries.map((query) => scanColumnRuns(reference, dimensions, query, usedOf(query), dead, 50, streaming));
+		const blocksOf = (query: Float32Array) => usedOf(query).length * 3;
+		const allBlocks = queries.reduce((sum, query) => sum + blocksOf(query), 0);
+		expect(streaming.pages.statistics).toEqual({ resident: 0, read: allBlocks });
+
+		// Room for every block (64 columns x 3 blocks). A scan takes at most 16 fresh pages (their first write is a page
+		// fault), so they fill over a few passes; then a whole pass reads nothing from the files.
+		const roomy = columnScanScratch(256 * 65_536);
+		const generation = opened();
+		expect(scanColumnRuns(generation, dimensions, queries[0], usedOf(queries[0]), dead, 50, roomy)).toEqual(expected[0]);
+		expect(roomy.pages.residentBytes).toBe(Math.min(16, blocksOf(queries[0])) * 65_536);
+		let passes = 0;
+		let readBefore: number;
+		do {
+			readBefore = roomy.pages.statistics.read;
+			queries.forEach((query, index) => expect(scanColumnRuns(generation, dimensions, query, usedOf(query), dead, 50, roomy)).toEqual(expected[index]));
+			passes++;
+		} while (roomy.pages.statistics.read > readBefore && passes < 20);
+		expect(passes).toBeGreaterThan(1);
+		const distinctBlocks = new Set(queries.flatMap(usedOf)).size * 3;
+		expect(roomy.pages.residentBytes).toBe(distinctBlocks * 65_536);
+		const readOnce = roomy.pages.statistics.read;
+		// A second generation shares the pages; letting the first go frees its pages for it, and its table forgets them.
+		const other = opened();
+		roomy.pages.release(generation.pageOf);
+		expect(generation.pageOf.every((page) => page === -1)).toBe(true);
+		queries.slice(0, 4).forEach((query, index) => expect(scanColumnRuns(other, dimensions, query, usedOf(query), dead, 50, roomy)).toEqual(expected[index]));
+		expect(roomy.pages.statistics.read).toBe(readOnce + new Set(queries.slice(0, 4).flatMap(usedOf)).size * 3);
+		expect(roomy.pages.residentBytes).toBe(distinctBlocks * 65_536);
+
+		// Sixteen pages, fewer than one query's blocks: pages are taken from the least recently used block, and every scan stays exact.
+		const tight = columnScanScratch(16 * 65_536);
+		expect(tight.pages.count).toBe(16);
+		const squeezed = opened();
+		for (const pass of [0, 1]) queries.forEach((query, index) => expect(scanColumnRuns(squeezed, dimensions, query, usedOf(query), dead, 50, tight)).toEqual(expected[index]));
+		expect(tight.pages.residentBytes).toBe(16 * 65_536);
+		expect(squeezed.pageOf.filter((page) => page >= 0).length).toBe(16);
+		expect(tight.pages.statistics.read).toBeGreaterThan(allBlocks);
+		for (const generationRuns of [reference, generation, other, squeezed]) closeColumnRuns(generationRuns);
 	});
 
 	it("a generation written before column runs gets one run over all its keys at its next fold", () => {

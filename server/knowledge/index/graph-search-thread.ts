@@ -26,6 +26,8 @@ export class GraphSearchThread {
 	/** Searches answered, and of those, answered by the int8 columns' exact scan; for tests and operators. */
 	searches = 0;
 	columnScans = 0;
+	/** Column blocks the scans found resident on the thread, and read from the runs' files (vector-columns.ts, ColumnPages). */
+	readonly columnBlocks = { resident: 0, read: 0 };
 
 	constructor(spawn: () => Worker) {
 		this.thread = new AnsweringThread({
@@ -55,6 +57,8 @@ export class GraphSearchThread {
 		if (!("keys" in reply)) throw new Error("The graph-search thread answered a search without keys");
 		this.searches++;
 		if (reply.byColumns) this.columnScans++;
+		this.columnBlocks.resident += reply.columnBlocks.resident;
+		this.columnBlocks.read += reply.columnBlocks.read;
 		return reply;
 	}
 

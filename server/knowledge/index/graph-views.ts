@@ -2,7 +2,7 @@ import { closeSync, openSync, readSync } from "node:fs";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import type { Index } from "usearch";
-import { COLUMN_SCAN_MAX_USED_SHARE, closeColumnRuns, type ColumnScan, columnScanScratch, type OpenColumnRuns, openColumnRuns, scanColumnRuns } from "./vector-columns";
+import { COLUMN_SCAN_MAX_USED_SHARE, closeColumnRuns, type ColumnScan, type ColumnScanScratch, columnScanScratch, type OpenColumnRuns, openColumnRuns, scanColumnRuns } from "./vector-columns";
 import { TopK } from "./pruned-top-k";
 import { usedDimensions } from "./vector-encoding";
 import { GenerationChunkIds, graphPath, hnswIndex, segmentPath, type VectorSegment } from "./vector-index-files";
@@ -34,7 +34,7 @@ export type GraphRequest =
 
 export type GraphReply =
 	| { request: number; viewed: true }
-	| { request: number; keys: Int32Array<ArrayBuffer>; chunkIds: string[]; similarities: Float32Array<ArrayBuffer>; byColumns: boolean }
+	| { request: number; keys: Int32Array<ArrayBuffer>; chunkIds: string[]; similarities: Float32Array<ArrayBuffer>; byColumns: boolean; columnBlocks: { resident: number; read: number } }
 	| { request: number; failure: string };
 
 /** The best `limit` live keys of a search, by exact similarity, best first. */
@@ -63,9 +63,12 @@ class ViewedGraph {
 	/** The column runs, open while the generation is viewed; null when they do not cover its keys. */
 	private readonly columnRuns: OpenColumnRuns | null;
 	private readonly chunkIds: GenerationChunkIds;
-	private columnScratch: ReturnType<typeof columnScanScratch> | null = null;
 
-	constructor(private readonly description: GraphDescription) {
+	constructor(
+		private readonly description: GraphDescription,
+		/** The thread's column-scan memory, with the resident pages every generation it views shares. */
+		private readonly columnScratch: () => ColumnScanScratch,
+	) {
 		this.index = description.graph ? hnswIndex(description.dimensions) : null;
 		this.index?.view(graphPath(description.directory, description.name));
 		this.dead = new Uint8Array(description.dead);
@@ -85,7 +88,10 @@ class ViewedGraph {
 
 	/** Lets go of the column runs' and the chunk ids' files (the mapped graph goes when the index is collected). */
 	close(): void {
-		if (this.columnRuns) closeColumnRuns(this.columnRuns);
+		if (this.columnRuns) {
+			closeColumnRuns(this.columnRuns);
+			this.columnScratch().pages.release(this.columnRuns.pageOf);
+		}
 		this.chunkIds.close();
 	}
 
@@ -100,13 +106,12 @@ class ViewedGraph {
 		let scan: ColumnScan | null = null;
 		let toRescore = rescored;
 		if (this.columnRuns && byColumns) {
-			this.columnScratch ??= columnScanScratch();
 			const { dimensions } = this.description;
 			// A long query of a source without a graph: its heaviest dimensions find candidates (bounded
 			// work), four times as many as usual, all rescored exactly over every dimension.
 			const scanned = sparse ? used : heaviestDimensions(query, used, Math.floor(query.length * COLUMN_SCAN_MAX_USED_SHARE));
 			if (!sparse) toRescore *= 4;
-			const columnScan = scanColumnRuns(this.columnRuns, dimensions, query, scanned, this.dead, toRescore, this.columnScratch);
+			const columnScan = scanColumnRuns(this.columnRuns, dimensions, query, scanned, this.dead, toRescore, this.columnScratch());
 			keys = columnScan.keys;
 			if (sparse) scan = columnScan;
 		} else {
@@ -165,6 +170,34 @@ function heaviestDimensions(query: Float32Array, used: number[], count: number):
 export class GraphViews {
 	private readonly graphs = new Map<number, ViewedGraph>();
 	private collectGarbage: (() => void) | undefined;
+	/** Made with the first generation viewed: a process that never scans columns reserves no pages. */
+	private columnScratch: ColumnScanScratch | null = null;
+	private warming = false;
+
+	/** `residentColumnBytes`: the column blocks kept between scans (vector-columns.ts, ColumnPages; KNOWLEDGE_VECTOR_COLUMN_CACHE_MB). */
+	constructor(private readonly residentColumnBytes = 0) {}
+
+	/** Blocks the column scans found resident and read from files, and the bytes of pages written (for tests and operators). */
+	get columnPages(): { resident: number; read: number; residentBytes: number } {
+		const pages = this.columnScratch?.pages;
+		return { resident: pages?.statistics.resident ?? 0, read: pages?.statistics.read ?? 0, residentBytes: pages?.residentBytes ?? 0 };
+	}
+
+	/**
+	 * Faults in the column pages the next scans will take, a megabyte per turn of this thread's
+	 * loop, between requests (ColumnPages.warmAhead): a scan then writes its new blocks into pages
+	 * already resident instead of paying for their faults itself.
+	 */
+	private warmPages(): void {
+		const pages = this.columnScratch?.pages;
+		if (this.warming || !pages) return;
+		this.warming = true;
+		const step = () => {
+			if (pages.warmAhead(WARM_STEP_PAGES)) setImmediate(step);
+			else this.warming = false;
+		};
+		setImmediate(step);
+	}
 
 	/** Answers a request (a close has no answer); the typed arrays of a search's answer are to be transferred. */
 	handle(request: GraphRequest): { reply: GraphReply; transfer: ArrayBuffer[] } | null {
@@ -179,18 +212,25 @@ export class GraphViews {
 		}
 		try {
 			if (request.op === "view") {
-				this.graphs.set(request.graph, new ViewedGraph(request.description));
+				this.graphs.set(request.graph, new ViewedGraph(request.description, () => (this.columnScratch ??= columnScanScratch(this.residentColumnBytes))));
 				return { reply: { request: request.request, viewed: true }, transfer: [] };
 			}
 			const graph = this.graphs.get(request.graph);
 			if (!graph) throw new Error(`The graph ${request.graph} is not open on the graph-search thread`);
+			const before = this.columnPages;
 			const hits = graph.nearest(request.query, request.candidates, request.rescored, request.limit);
-			return { reply: { request: request.request, ...hits }, transfer: [hits.keys.buffer, hits.similarities.buffer] };
+			const after = this.columnPages;
+			const columnBlocks = { resident: after.resident - before.resident, read: after.read - before.read };
+			if (hits.byColumns) this.warmPages();
+			return { reply: { request: request.request, ...hits, columnBlocks }, transfer: [hits.keys.buffer, hits.similarities.buffer] };
 		} catch (error) {
 			return { reply: { request: request.request, failure: error instanceof Error ? error.message : String(error) }, transfer: [] };
 		}
 	}
 }
+
+/** Column pages faulted in per turn of the thread's loop while it is idle (4: 256 KiB, a millisecond at worst here; a search arriving waits for one turn at most). */
+const WARM_STEP_PAGES = 4;
 
 /** V8's collector as a function, on this thread only (`--expose-gc` cannot be given to a worker). */
 function exposedGarbageCollector(): () => void {

@@ -67,6 +67,8 @@ export function isWholeSourceTask(task: BuildTask): boolean {
 export interface BuilderThreadData {
 	databaseUrl: string;
 	role: "builder" | "graph-search";
+	/** The graph-search thread's resident column blocks (vector-columns.ts, ColumnPages). */
+	residentColumnBytes: number;
 }
 
 export type BuildRequest = { id: number; task: BuildTask };
@@ -126,6 +128,8 @@ export class IndexBuilderPool {
 	constructor(
 		private readonly databaseUrl: string,
 		private readonly limits: IndexBuilderLimits = DEFAULT_INDEX_BUILDER_LIMITS,
+		/** What the graph-search thread keeps of builtin sources' int8 columns between searches (KNOWLEDGE_VECTOR_COLUMN_CACHE_MB). */
+		private readonly residentColumnBytes = 0,
 	) {}
 
 	/** Runs the task on a builder thread when the workspace's share and the pool allow; `transfer` lists buffers of the task to move, not copy. */
@@ -249,6 +253,6 @@ export class IndexBuilderPool {
 
 	/** Builders run at background priority (a search waits on the graph-search thread: it does not). */
 	private spawnThread(role: BuilderThreadData["role"]): Worker {
-		return new Worker(this.entry.code, { eval: this.entry.eval, workerData: { databaseUrl: this.databaseUrl, role } satisfies BuilderThreadData });
+		return new Worker(this.entry.code, { eval: this.entry.eval, workerData: { databaseUrl: this.databaseUrl, role, residentColumnBytes: role === "graph-search" ? this.residentColumnBytes : 0 } satisfies BuilderThreadData });
 	}
 }

@@ -28,7 +28,7 @@ const vectorIndexBuffers = (generation: VectorIndexTransfer) => buffersOf(genera
 /** Rows per FETCH: a few megabytes of tsvectors or vectors at a time, never the whole source. */
 const PAGE_ROWS = 1000;
 
-const { databaseUrl, role } = workerData as BuilderThreadData;
+const { databaseUrl, role, residentColumnBytes } = workerData as BuilderThreadData;
 if (role === "builder") runAsBackgroundThread();
 
 /**
@@ -170,7 +170,7 @@ async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBu
 
 /** Build tasks; or, on the graph-search thread (graph-search-thread.ts), which runs this entry too, graph requests. */
 function listen(): void {
-	const graphs = new GraphViews();
+	const graphs = new GraphViews(residentColumnBytes);
 	parentPort?.on("message", (message: BuildRequest | GraphRequest) => {
 		if ("op" in message) {
 			const answer = graphs.handle(message);

@@ -125,11 +125,24 @@ export interface OpenColumnRuns {
 	runs: VectorSegment[];
 	descriptors: number[];
 	scales: Float32Array[];
+	/**
+	 * Where each of its column blocks is kept in a scan's resident pages (ColumnPages), -1 where it
+	 * is not: (the run's first block + the block) x dimensions + the dimension.
+	 */
+	pageOf: Int32Array;
+	/** Per run, the index of its first block among all the runs' blocks. */
+	firstBlock: number[];
 }
 
 /** Opens a generation's runs and reads their scales (checking each file against its run). */
 export function openColumnRuns(directory: string, runs: VectorSegment[], dimensions: number): OpenColumnRuns {
-	const opened: OpenColumnRuns = { runs, descriptors: [], scales: [] };
+	const firstBlock: number[] = [];
+	let blocks = 0;
+	for (const run of runs) {
+		firstBlock.push(blocks);
+		blocks += Math.ceil((run.to - run.from) / BLOCK_ROWS);
+	}
+	const opened: OpenColumnRuns = { runs, descriptors: [], scales: [], pageOf: new Int32Array(blocks * dimensions).fill(-1), firstBlock };
 	try {
 		for (const run of runs) {
 			const descriptor = openSync(segmentPath(directory, run.file), "r");
@@ -151,10 +164,160 @@ export function closeColumnRuns(opened: OpenColumnRuns): void {
 	for (const descriptor of opened.descriptors.splice(0)) closeSync(descriptor);
 }
 
-/** Where the kernel's memory holds a block's scores (float32), its four columns (int8), and the rows above a floor (int32). */
+/** Where the kernel's memory holds a block's scores (float32), its four columns (int8), the rows above a floor (int32), then the resident pages. */
 const SCORES_AT = 0;
 const COLUMNS_AT = BLOCK_ROWS * 4;
 const ROWS_AT = COLUMNS_AT + 4 * BLOCK_ROWS;
+const PAGES_AT = ROWS_AT + BLOCK_ROWS * 4;
+
+/** A resident page holds one block of one column of one run. */
+export const COLUMN_PAGE_BYTES = BLOCK_ROWS;
+
+/** Fewer pages than this are none: a group of four columns must never evict one of its own. */
+const MINIMUM_PAGES = 16;
+
+/**
+ * A page's first write costs the kernel's fault (0.6-3.8 ms a MiB on this machine, day to day): a
+ * scan of a million rows taking a fresh page for each of its ~272 new blocks paid up to 65 ms of
+ * them (at 3.8), which made the first searches after a start the slowest by far. So a scan takes
+ * at most this many fresh pages (1 MiB) and reads its other new blocks as it would with no pages;
+ * the pages fill over the first searches. Pages faulted in ahead while the thread is idle
+ * (warmAhead, up to WARM_AHEAD_PAGES past those handed out) are not fresh.
+ */
+const FRESH_PAGES_PER_SCAN = 16;
+const WARM_AHEAD_PAGES = 512;
+
+/**
+ * Column blocks kept in the kernel's memory between scans, so a scan reads them where they are
+ * instead of copying them out of the page cache again: at a million chunks a builtin query's ~17
+ * columns are 17 MB, and copying them from the page cache was two thirds of the scan (4.7 of 7.2
+ * ms on this machine), the kernel itself the rest. One set of pages per graph-search thread, shared
+ * by every generation it views (a page is a block of one generation's column: OpenColumnRuns.pageOf
+ * says which it holds); the least recently used page is taken for a block not yet held. The
+ * memory is reserved at once and its pages become resident as they are first written, so a
+ * budget never reached costs nothing. Pages are only ever read into by the scan: a generation's
+ * runs never change while it is viewed.
+ */
+export class ColumnPages {
+	readonly count: number;
+	/** Per page, the table that holds it (null: free) and its key there. */
+	private readonly owners: (Int32Array | null)[];
+	private readonly keys: Int32Array;
+	/** Least recently used order as a doubly linked list of pages (-1 ends it); `newest` is the most recently used. */
+	private readonly older: Int32Array;
+	private readonly newer: Int32Array;
+	private newest = -1;
+	private oldest = -1;
+	/** Pages handed out at least once (pages past it were never written), and those freed since. */
+	private handedOut = 0;
+	private readonly free: number[] = [];
+	/** Blocks found resident, and read from a run's file (into a page, or the scratch when no page can be had); for tests and benchmarks. */
+	readonly statistics = { resident: 0, read: 0 };
+	/** The pages' memory (set by columnScanScratch), and how far pages were faulted in ahead (warmAhead). */
+	memory: Uint8Array = new Uint8Array(0);
+	private warmed = 0;
+	/** Fresh pages taken by the scan under way (FRESH_PAGES_PER_SCAN). */
+	private freshThisScan = 0;
+
+	constructor(bytes: number) {
+		const count = Math.floor(bytes / COLUMN_PAGE_BYTES);
+		this.count = count >= MINIMUM_PAGES ? count : 0;
+		this.owners = new Array<Int32Array | null>(this.count).fill(null);
+		this.keys = new Int32Array(this.count);
+		this.older = new Int32Array(this.count).fill(-1);
+		this.newer = new Int32Array(this.count).fill(-1);
+	}
+
+	/** The page of `table`'s `key` if resident (it becomes the most recently used), else -1. */
+	find(table: Int32Array, key: number): number {
+		const page = table[key];
+		if (page >= 0) {
+			this.unlink(page);
+			this.pushNewest(page);
+		}
+		return page;
+	}
+
+	/** A scan starts: it may take FRESH_PAGES_PER_SCAN fresh pages. */
+	startScan(): void {
+		this.freshThisScan = 0;
+	}
+
+	/**
+	 * A page for `table`'s `key` (free, never used, or taken from the least recently used block),
+	 * now the most recently used; -1 with no pages, or none the scan may take (it reads the block
+	 * into its scratch instead).
+	 */
+	take(table: Int32Array, key: number): number {
+		if (this.count === 0) return -1;
+		let page: number;
+		if (this.free.length > 0) page = this.free.pop() as number;
+		else if (this.handedOut < this.count) {
+			const fresh = this.handedOut >= this.warmed;
+			if (fresh && this.freshThisScan >= FRESH_PAGES_PER_SCAN) return -1;
+			if (fresh) this.freshThisScan++;
+			page = this.handedOut++;
+		} else {
+			page = this.oldest;
+			this.unlink(page);
+			(this.owners[page] as Int32Array)[this.keys[page]] = -1;
+		}
+		this.owners[page] = table;
+		this.keys[page] = key;
+		table[key] = page;
+		this.pushNewest(page);
+		return page;
+	}
+
+	/** Frees every page `table` holds (its generation is let go). */
+	release(table: Int32Array): void {
+		for (let page = 0; page < this.handedOut; page++) {
+			if (this.owners[page] !== table) continue;
+			this.unlink(page);
+			table[this.keys[page]] = -1;
+			this.owners[page] = null;
+			this.free.push(page);
+		}
+	}
+
+	/**
+	 * Faults in up to `step` pages past those handed out (never one handed out: a write there would
+	 * change a block), up to WARM_AHEAD_PAGES ahead; for a thread's idle moments, between scans.
+	 * Returns whether more remain to warm.
+	 */
+	warmAhead(step: number): boolean {
+		const target = Math.min(this.count, this.handedOut + WARM_AHEAD_PAGES);
+		const from = Math.max(this.warmed, this.handedOut);
+		const to = Math.min(target, from + step);
+		for (let byte = from * COLUMN_PAGE_BYTES; byte < to * COLUMN_PAGE_BYTES; byte += 4096) this.memory[byte] = 0;
+		this.warmed = Math.max(from, to);
+		return this.warmed < target;
+	}
+
+	/** Bytes of pages written so far (they stay resident, reused, up to the budget). */
+	get residentBytes(): number {
+		return this.handedOut * COLUMN_PAGE_BYTES;
+	}
+
+	private unlink(page: number): void {
+		const older = this.older[page];
+		const newer = this.newer[page];
+		if (newer >= 0) this.older[newer] = older;
+		else this.newest = older;
+		if (older >= 0) this.newer[older] = newer;
+		else this.oldest = newer;
+		this.older[page] = -1;
+		this.newer[page] = -1;
+	}
+
+	private pushNewest(page: number): void {
+		this.older[page] = this.newest;
+		this.newer[page] = -1;
+		if (this.newest >= 0) this.newer[this.newest] = page;
+		else this.oldest = page;
+		this.newest = page;
+	}
+}
 
 /** A column scan's working memory: the WebAssembly kernel (column-kernel.wat) and the views of its memory the scan reads into. */
 export interface ColumnScanScratch {
@@ -165,17 +328,28 @@ export interface ColumnScanScratch {
 	scores: Float32Array;
 	columns: Uint8Array;
 	rowsAbove: Int32Array;
+	/** The kernel's whole memory (pages are read into it). */
+	memory: Uint8Array;
+	pages: ColumnPages;
 }
 
-/** Scratch for scanColumnRuns, made once per viewed generation (its memory is 768 KiB, never grown). */
-export function columnScanScratch(): ColumnScanScratch {
-	const { buffer, accumulate, above } = columnKernel(ROWS_AT + BLOCK_ROWS * 4);
+/**
+ * Scratch for scanColumnRuns (768 KiB), with `residentBytes` of pages (ColumnPages; 0: none, every
+ * block is read from its file at every scan), in one memory of the kernel's, never grown. Made
+ * once per graph-search thread (scans there run one at a time).
+ */
+export function columnScanScratch(residentBytes = 0): ColumnScanScratch {
+	const pages = new ColumnPages(residentBytes);
+	const { buffer, accumulate, above } = columnKernel(PAGES_AT + pages.count * COLUMN_PAGE_BYTES);
+	pages.memory = new Uint8Array(buffer, PAGES_AT, pages.count * COLUMN_PAGE_BYTES);
 	return {
 		accumulate,
 		above,
 		scores: new Float32Array(buffer, SCORES_AT, BLOCK_ROWS),
 		columns: new Uint8Array(buffer, COLUMNS_AT, 4 * BLOCK_ROWS),
 		rowsAbove: new Int32Array(buffer, ROWS_AT, BLOCK_ROWS),
+		memory: new Uint8Array(buffer),
+		pages,
 	};
 }
 
@@ -194,8 +368,9 @@ export interface ColumnScan {
 /**
  * Scans a generation's column runs for `query` (its `used` dimensions), skipping dead keys, and
  * returns the `candidates` best keys by int8 score, best first. A block of rows at a time: its
- * columns read four by four (positional reads from the page cache into the kernel's memory), each
- * four added to the block's scores by the kernel, 16 rows per instruction.
+ * columns four by four, each four added to the block's scores by the kernel, 16 rows per
+ * instruction; a column block is read where it is resident (scratch.pages), or read from its file
+ * (a positional read from the page cache into the kernel's memory) into a page it then keeps.
  */
 export function scanColumnRuns(
 	opened: OpenColumnRuns,
@@ -209,7 +384,10 @@ export function scanColumnRuns(
 	const best = new TopK(candidates);
 	// What a row must score above to enter: the worst held once full (a tie keeps the lower key, scanned first).
 	const floor = () => (best.full ? best.worstScore : Number.NEGATIVE_INFINITY);
-	const { scores, columns, rowsAbove, accumulate, above } = scratch;
+	const { scores, rowsAbove, accumulate, above, memory, pages } = scratch;
+	const { pageOf, firstBlock } = opened;
+	const addresses = [0, 0, 0, 0];
+	pages.startScan();
 	// Padded to fours with weight 0 (the kernel adds four columns at once; 0 times any int8 is 0).
 	const weights = new Float32Array(Math.ceil(used.length / 4) * 4);
 	const { runs, descriptors, scales } = opened;
@@ -228,14 +406,26 @@ export function scanColumnRuns(
 		for (let block = 0; block < rows; block += BLOCK_ROWS) {
 			const count = Math.min(BLOCK_ROWS, rows - block);
 			const padded = Math.ceil(count / 16) * 16;
+			const blockKey = (firstBlock[runIndex] + block / BLOCK_ROWS) * dimensions;
 			if (used.length === 0) scores.fill(0, 0, padded);
 			for (let next = 0; next < used.length; next += 4) {
 				const group = Math.min(4, used.length - next);
 				for (let member = 0; member < group; member++) {
-					readSync(descriptor, columns, member * BLOCK_ROWS, count, headerBytes(dimensions) + used[next + member] * rows + block);
+					const dimension = used[next + member];
+					let page = pages.find(pageOf, blockKey + dimension);
+					if (page >= 0) {
+						pages.statistics.resident++;
+					} else {
+						pages.statistics.read++;
+						page = pages.take(pageOf, blockKey + dimension);
+						const at = page >= 0 ? PAGES_AT + page * COLUMN_PAGE_BYTES : COLUMNS_AT + member * BLOCK_ROWS;
+						if (readSync(descriptor, memory, at, count, headerBytes(dimensions) + dimension * rows + block) !== count) throw new Error(`The column run ${run.file} is shorter than its keys`);
+					}
+					addresses[member] = page >= 0 ? PAGES_AT + page * COLUMN_PAGE_BYTES : COLUMNS_AT + member * BLOCK_ROWS;
 				}
-				const column = (member: number) => COLUMNS_AT + (member < group ? member : 0) * BLOCK_ROWS;
-				accumulate(SCORES_AT, column(0), column(1), column(2), column(3), padded, weights[next], weights[next + 1], weights[next + 2], weights[next + 3], next === 0 ? 0 : 1);
+				// A group of fewer than four repeats its first column with weight 0.
+				for (let member = group; member < 4; member++) addresses[member] = addresses[0];
+				accumulate(SCORES_AT, addresses[0], addresses[1], addresses[2], addresses[3], padded, weights[next], weights[next + 1], weights[next + 2], weights[next + 3], next === 0 ? 0 : 1);
 			}
 			// Only rows above the floor as the block starts are offered (the floor only rises meanwhile).
 			const first = run.from + block;

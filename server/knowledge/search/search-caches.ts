@@ -23,11 +23,11 @@ export function createKnowledgeSearchCaches(
 	notifications: DatabaseNotifications,
 	databaseUrl: string,
 	memoryBytes: number,
-	files: { directory?: string; vectorIndexMinChunks?: number; lexiconFileMinChunks?: number; searchWarmUpMinChunks?: number } = {},
+	files: { directory?: string; vectorIndexMinChunks?: number; lexiconFileMinChunks?: number; searchWarmUpMinChunks?: number; vectorColumnCacheBytes?: number } = {},
 ): KnowledgeSearchCaches {
 	const vectorIndex: VectorIndexSettings = { ...DEFAULT_VECTOR_INDEX_SETTINGS, directory: files.directory, minChunks: files.vectorIndexMinChunks ?? DEFAULT_VECTOR_INDEX_SETTINGS.minChunks };
 	const lexiconFiles = { ...DEFAULT_LEXICON_FILE_SETTINGS, directory: files.directory, minChunks: files.lexiconFileMinChunks ?? DEFAULT_LEXICON_FILE_SETTINGS.minChunks };
-	const builders = new IndexBuilderPool(databaseUrl);
+	const builders = new IndexBuilderPool(databaseUrl, undefined, files.vectorColumnCacheBytes ?? DEFAULT_KNOWLEDGE_OPTIONS.vectorColumnCacheBytes);
 	const budget = new SearchMemoryBudget(memoryBytes);
 	return {
 		lexical: new LexicalIndexCache(notifications, builders, budget, "lexical:", lexiconFiles),
