@@ -17,6 +17,7 @@ import {
 import { buildLexiconFile } from "../../server/knowledge/index/lexicon-build";
 import { readLexiconFile, writeLexiconFile } from "../../server/knowledge/index/lexicon-files";
 import { currentGeneration, sourceLexiconDirectory } from "../../server/knowledge/index/index-generations";
+import { DEFAULT_INDEX_BUILDER_LIMITS } from "../../server/knowledge/index/index-builder-pool";
 import { LexiconPieces } from "../../server/knowledge/index/lexicon-pieces";
 import { SearchMemoryBudget } from "../../server/knowledge/index/search-memory-budget";
 import { rankLexically } from "../../server/knowledge/search/rank-lexically";
@@ -313,6 +314,8 @@ describe("a source's lexicon kept in a file", () => {
 	beforeAll(async () => {
 		indexDirectory = await mkdtemp(join(tmpdir(), "lexicon-files-test-"));
 		first = await startTestPlatform({ knowledge: knowledge() });
+		// An empty directory: no thread is started before a search needs one.
+		expect(first.services.search.builders.threadsStarted).toBe(0);
 		workspace = await first.createWorkspace();
 		sourceId = await createSource(first, workspace.apiKey, "Filed");
 		corpus = await insertSyntheticCorpus(first.databaseUrl, { workspaceId: workspace.workspaceId, sourceId }, { chunks: CHUNKS, chunksPerDocument: 300, sentencesPerChunk: 4 });
@@ -343,6 +346,8 @@ describe("a source's lexicon kept in a file", () => {
 		expect(expected[3].map((hit) => hit.documentId)).toContain(lighthouse.id);
 
 		second = await startTestPlatform({ databaseUrl: first.databaseUrl, dataDirectory: first.dataDirectory, knowledge: knowledge() });
+		// Started on a directory holding a lexicon file: the threads that open it are started before any search asks.
+		expect(second.services.search.builders.threadsStarted).toBe(DEFAULT_INDEX_BUILDER_LIMITS.idleThreads);
 		for (const [position, query] of queries().entries()) {
 			expect((await search(second, workspace.apiKey, sourceId, { query })).map((hit) => [hit.chunkId, hit.score])).toEqual(expected[position].map((hit) => [hit.chunkId, hit.score]));
 		}

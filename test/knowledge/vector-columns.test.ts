@@ -158,7 +158,7 @@ describe("int8 column runs of a vector index", () => {
 		const tight = columnScanScratch(16 * 65_536);
 		expect(tight.pages.count).toBe(16);
 		const squeezed = opened();
-		for (const pass of [0, 1]) queries.forEach((query, index) => expect(scanColumnRuns(squeezed, dimensions, query, usedOf(query), dead, 50, tight)).toEqual(expected[index]));
+		for (let pass = 0; pass < 2; pass++) queries.forEach((query, index) => expect(scanColumnRuns(squeezed, dimensions, query, usedOf(query), dead, 50, tight)).toEqual(expected[index]));
 		expect(tight.pages.residentBytes).toBe(16 * 65_536);
 		expect(squeezed.pageOf.filter((page) => page >= 0).length).toBe(16);
 		expect(tight.pages.statistics.read).toBeGreaterThan(allBlocks);

@@ -62,6 +62,11 @@ export class GraphSearchThread {
 		return reply;
 	}
 
+	/** Starts the thread ahead of its first view (a process holding index files of large sources starts it at once). */
+	start(): void {
+		this.thread.start();
+	}
+
 	close(): Promise<void> {
 		return this.thread.close();
 	}

@@ -151,6 +151,16 @@ export class IndexBuilderPool {
 		this.run(workspace, { kind: "release-buffers", buffers }, buffers).catch(() => undefined);
 	}
 
+	/**
+	 * Starts the threads the pool keeps idle (limits.idleThreads) ahead of any build: a thread takes
+	 * a tenth of a second or more to start (its bundle loaded, native modules bound), which a
+	 * restart's first search of a large source waited for twice, opening its lexicon and its
+	 * vectors side by side. They leave after limits.idleMs unused, as any idle thread does.
+	 */
+	prestart(): void {
+		while (!this.closed && this.idle.length < this.limits.idleThreads) this.park(this.spawn());
+	}
+
 	/** Builds running and waiting; for tests and operators. */
 	get load(): { running: number; queued: number } {
 		return { running: this.running, queued: this.queue.length };

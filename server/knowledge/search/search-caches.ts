@@ -1,3 +1,5 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import type { DatabaseNotifications } from "../../db/notifications";
 import { IndexBuilderPool } from "../index/index-builder-pool";
 import { DEFAULT_LEXICON_FILE_SETTINGS, LexicalIndexCache } from "../index/lexical-index";
@@ -19,6 +21,15 @@ export interface KnowledgeSearchCaches {
 	close(): Promise<void>;
 }
 
+/** Whether the index directory holds any source's files of `kind` (read once at start). */
+function holdsIndexFiles(directory: string, kind: "lexicon" | "vectors"): boolean {
+	try {
+		return readdirSync(join(directory, kind)).length > 0;
+	} catch {
+		return false;
+	}
+}
+
 export function createKnowledgeSearchCaches(
 	notifications: DatabaseNotifications,
 	databaseUrl: string,
@@ -28,6 +39,11 @@ export function createKnowledgeSearchCaches(
 	const vectorIndex: VectorIndexSettings = { ...DEFAULT_VECTOR_INDEX_SETTINGS, directory: files.directory, minChunks: files.vectorIndexMinChunks ?? DEFAULT_VECTOR_INDEX_SETTINGS.minChunks };
 	const lexiconFiles = { ...DEFAULT_LEXICON_FILE_SETTINGS, directory: files.directory, minChunks: files.lexiconFileMinChunks ?? DEFAULT_LEXICON_FILE_SETTINGS.minChunks };
 	const builders = new IndexBuilderPool(databaseUrl, undefined, files.vectorColumnCacheBytes ?? DEFAULT_KNOWLEDGE_OPTIONS.vectorColumnCacheBytes);
+	// Files of large sources mean a restart: their first searches open them, on threads started now
+	// rather than when the first search asks (two builders and the graph-search thread, each a tenth
+	// of a second or more to start, on the path of that search).
+	if (files.directory && holdsIndexFiles(files.directory, "lexicon")) builders.prestart();
+	if (files.directory && holdsIndexFiles(files.directory, "vectors")) builders.graphs.start();
 	const budget = new SearchMemoryBudget(memoryBytes);
 	return {
 		lexical: new LexicalIndexCache(notifications, builders, budget, "lexical:", lexiconFiles),
