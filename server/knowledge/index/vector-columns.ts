@@ -130,6 +130,13 @@ export interface OpenColumnRuns {
 	 * is not: (the run's first block + the block) x dimensions + the dimension.
 	 */
 	pageOf: Int32Array;
+	/**
+	 * Blocks read from the files at least once (1), keyed as pageOf: a block gets a page the second
+	 * time a scan reads it. Writing a block into a page moves it through memory where reading it into
+	 * the scan's scratch stays in the processor's cache, so a block read once (a first pass over
+	 * queries) costs least left in its file, and pages go to the blocks that come back.
+	 */
+	readBefore: Uint8Array;
 	/** Per run, the index of its first block among all the runs' blocks. */
 	firstBlock: number[];
 }
@@ -142,7 +149,7 @@ export function openColumnRuns(directory: string, runs: VectorSegment[], dimensi
 		firstBlock.push(blocks);
 		blocks += Math.ceil((run.to - run.from) / BLOCK_ROWS);
 	}
-	const opened: OpenColumnRuns = { runs, descriptors: [], scales: [], pageOf: new Int32Array(blocks * dimensions).fill(-1), firstBlock };
+	const opened: OpenColumnRuns = { runs, descriptors: [], scales: [], pageOf: new Int32Array(blocks * dimensions).fill(-1), readBefore: new Uint8Array(blocks * dimensions), firstBlock };
 	try {
 		for (const run of runs) {
 			const descriptor = openSync(segmentPath(directory, run.file), "r");
@@ -370,7 +377,8 @@ export interface ColumnScan {
  * returns the `candidates` best keys by int8 score, best first. A block of rows at a time: its
  * columns four by four, each four added to the block's scores by the kernel, 16 rows per
  * instruction; a column block is read where it is resident (scratch.pages), or read from its file
- * (a positional read from the page cache into the kernel's memory) into a page it then keeps.
+ * (a positional read from the page cache into the kernel's memory), into a page it then keeps if
+ * the block was read before (OpenColumnRuns.readBefore).
  */
 export function scanColumnRuns(
 	opened: OpenColumnRuns,
@@ -385,7 +393,7 @@ export function scanColumnRuns(
 	// What a row must score above to enter: the worst held once full (a tie keeps the lower key, scanned first).
 	const floor = () => (best.full ? best.worstScore : Number.NEGATIVE_INFINITY);
 	const { scores, rowsAbove, accumulate, above, memory, pages } = scratch;
-	const { pageOf, firstBlock } = opened;
+	const { pageOf, readBefore, firstBlock } = opened;
 	const addresses = [0, 0, 0, 0];
 	pages.startScan();
 	// Padded to fours with weight 0 (the kernel adds four columns at once; 0 times any int8 is 0).
@@ -417,7 +425,8 @@ export function scanColumnRuns(
 						pages.statistics.resident++;
 					} else {
 						pages.statistics.read++;
-						page = pages.take(pageOf, blockKey + dimension);
+						page = readBefore[blockKey + dimension] === 1 ? pages.take(pageOf, blockKey + dimension) : -1;
+						readBefore[blockKey + dimension] = 1;
 						const at = page >= 0 ? PAGES_AT + page * COLUMN_PAGE_BYTES : COLUMNS_AT + member * BLOCK_ROWS;
 						if (readSync(descriptor, memory, at, count, headerBytes(dimensions) + dimension * rows + block) !== count) throw new Error(`The column run ${run.file} is shorter than its keys`);
 					}
