@@ -11,7 +11,7 @@ import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, type Lo
 import { descriptorCloser, LexiconPieces, type LexiconPiecesLocation, type PairRange } from "./lexicon-pieces";
 import { type DenseColumns, IMPACT_STEPS, type ImpactList, type ImpactScratch, impactScratch, impactTopKSteps } from "./impact-top-k";
 import { type PostingList, type PostingRange, prunedTopKSteps, type RankingWindow, rankingWindow, type ScoredSlots } from "./pruned-top-k";
-import { buffersOf, inSlices, type PackedStrings, PackedStringTable, packStrings, stringStarts, unpackStrings } from "./thread-transfer";
+import { buffersOf, groupedByCounting, inSlices, type PackedStrings, PackedStringTable, packStrings, stringStarts, unpackStrings } from "./thread-transfer";
 
 /**
  * BM25 parameters: the usual defaults (Robertson & Zaragoza 2009; Lucene's too). On the tuning
@@ -909,23 +909,8 @@ export class SourceLexicon implements CachedSource {
 		const documentIds = unpackStrings(transfer.documentIds);
 		const documentVersions = unpackStrings(transfer.documentVersions);
 		await inSlices(documentIds.length, (index) => lexicon.versions.set(documentIds[index], documentVersions[index]));
-		// Each document's slots as a view of one typed array, grouped by counting: a million slots pushed
-		// into per-document arrays were megabytes of the main thread's heap, copied by the collector into
-		// new pages at every load (pauses of 40-60 ms on a machine where a fresh page is slow).
-		const { documentOfSlot } = transfer;
-		const starts = new Int32Array(documentIds.length + 1);
-		await inSlices(transfer.slotCount, (slot) => {
-			if (documentOfSlot[slot] >= 0) starts[documentOfSlot[slot] + 1]++;
-		});
-		for (let index = 1; index < starts.length; index++) starts[index] += starts[index - 1];
-		const slotsInDocumentOrder = new Int32Array(starts[documentIds.length]);
-		const next = starts.slice(0, documentIds.length);
-		await inSlices(transfer.slotCount, (slot) => {
-			if (documentOfSlot[slot] >= 0) slotsInDocumentOrder[next[documentOfSlot[slot]]++] = slot;
-		});
-		for (let index = 0; index < documentIds.length; index++) {
-			if (starts[index + 1] > starts[index]) lexicon.slotsOfDocument.set(documentIds[index], slotsInDocumentOrder.subarray(starts[index], starts[index + 1]));
-		}
+		// Each document's slots as a view of one typed array.
+		for (const [documentId, slots] of await groupedByCounting(transfer.slotCount, transfer.documentOfSlot, documentIds)) lexicon.slotsOfDocument.set(documentId, slots);
 		lexicon.documentFrequency = transfer.documentFrequency;
 		lexicon.live = transfer.live;
 		lexicon.lengths = transfer.lengths;

@@ -1,7 +1,7 @@
 import type { GraphSearchThread, ViewedGraphHandle } from "./graph-search-thread";
 import type { BufferReleaser } from "./release-memory";
 import type { CachedSource, DocumentVersions } from "./source-chunk-cache";
-import { inSlices, unpackStrings } from "./thread-transfer";
+import { groupedByCounting, inSlices, unpackStrings } from "./thread-transfer";
 import { SourceMatrix } from "./vector-cache";
 import { HNSW_CANDIDATES, HNSW_RESCORED, type VectorIndexTransfer } from "./vector-index-files";
 
@@ -44,24 +44,8 @@ export class ApproximateIndex {
 		const documentVersions = unpackStrings(generation.versions);
 		const versions: DocumentVersions = new Map();
 		await inSlices(documentIds.length, (index) => versions.set(documentIds[index], documentVersions[index]));
-		// Each document's keys as a view of one typed array, grouped by counting (as a lexicon's slots are,
-		// SourceLexicon.fromTransfer): a million keys pushed into per-document arrays were megabytes of the
-		// API's heap for every mark-compact to go through again.
-		const { documentOfKey } = generation;
-		const starts = new Int32Array(documentIds.length + 1);
-		await inSlices(generation.count, (key) => {
-			if (documentOfKey[key] >= 0) starts[documentOfKey[key] + 1]++;
-		});
-		for (let index = 1; index < starts.length; index++) starts[index] += starts[index - 1];
-		const keysInDocumentOrder = new Int32Array(starts[documentIds.length]);
-		const next = starts.slice(0, documentIds.length);
-		await inSlices(generation.count, (key) => {
-			if (documentOfKey[key] >= 0) keysInDocumentOrder[next[documentOfKey[key]]++] = key;
-		});
-		const keysOfDocument = new Map<string, Int32Array>();
-		for (let index = 0; index < documentIds.length; index++) {
-			if (starts[index + 1] > starts[index]) keysOfDocument.set(documentIds[index], keysInDocumentOrder.subarray(starts[index], starts[index + 1]));
-		}
+		// Each document's keys as a view of one typed array.
+		const keysOfDocument = await groupedByCounting(generation.count, generation.documentOfKey, documentIds);
 		const index = new ApproximateIndex(generation, keysOfDocument, versions, graphs);
 		const { directory, name, dimensions, count, segments, columns, graph } = generation;
 		index.graph = await graphs.view(index, { directory, name, dimensions, count, segments, columns, graph, dead: index.dead.buffer as SharedArrayBuffer });
