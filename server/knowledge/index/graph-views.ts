@@ -2,7 +2,7 @@ import { closeSync, openSync, readSync } from "node:fs";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import type { Index } from "usearch";
-import { COLUMN_SCAN_MAX_USED_SHARE, closeColumnRuns, type ColumnScan, type ColumnScanScratch, columnScanScratch, type OpenColumnRuns, openColumnRuns, scanColumnRuns } from "./vector-columns";
+import { COLUMN_SCAN_MAX_USED_SHARE, closeColumnRuns, type ColumnPages, type ColumnScan, type ColumnScanScratch, columnScanScratch, type OpenColumnRuns, openColumnRuns, scanColumnRuns } from "./vector-columns";
 import { TopK } from "./pruned-top-k";
 import { usedDimensions } from "./vector-encoding";
 import { GenerationChunkIds, graphPath, hnswIndex, segmentPath, type VectorSegment } from "./vector-index-files";
@@ -66,7 +66,7 @@ class ViewedGraph {
 
 	constructor(
 		private readonly description: GraphDescription,
-		/** The thread's column-scan memory, with the resident pages every generation it views shares. */
+		/** The thread's column-scan memory, with the resident pages every generation it views shares (made at the first scan). */
 		private readonly columnScratch: () => ColumnScanScratch,
 	) {
 		this.index = description.graph ? hnswIndex(description.dimensions) : null;
@@ -86,11 +86,14 @@ class ViewedGraph {
 		}
 	}
 
-	/** Lets go of the column runs' and the chunk ids' files (the mapped graph goes when the index is collected). */
-	close(): void {
+	/**
+	 * Lets go of the column runs' and the chunk ids' files (the mapped graph goes when the index is
+	 * collected), and of the resident pages of its blocks, if the thread has any.
+	 */
+	close(pages: ColumnPages | undefined): void {
 		if (this.columnRuns) {
 			closeColumnRuns(this.columnRuns);
-			this.columnScratch().pages.release(this.columnRuns.pageOf);
+			pages?.release(this.columnRuns.pageOf);
 		}
 		this.chunkIds.close();
 	}
@@ -202,7 +205,7 @@ export class GraphViews {
 	/** Answers a request (a close has no answer); the typed arrays of a search's answer are to be transferred. */
 	handle(request: GraphRequest): { reply: GraphReply; transfer: ArrayBuffer[] } | null {
 		if (request.op === "close") {
-			this.graphs.get(request.graph)?.close();
+			this.graphs.get(request.graph)?.close(this.columnScratch?.pages);
 			this.graphs.delete(request.graph);
 			// A let-go graph stays mapped until its native index is collected, and this thread allocates
 			// little: collect now (this thread's small heap, a pause of its own, not the API's).

@@ -82,12 +82,15 @@ export function fillDenseColumns(list: PostingRange, bound: number, lengths: Flo
 /** Which words' base columns a lexicon file's builder writes: those a ranking with these options takes as frequent (SourceLexicon.rankSteps). */
 export type FileColumnThresholds = Pick<ColumnRankingOptions, "minimumSlots" | "frequentShare">;
 
+/** Whether a word whose base list holds `postings` of a lexicon's `slots` is frequent under `thresholds` (ranked with its columns, and given them in a file). */
+function isFrequent(postings: number, slots: number, thresholds: FileColumnThresholds): boolean {
+	return slots >= thresholds.minimumSlots && postings >= slots * thresholds.frequentShare;
+}
+
 /** The terms (ascending) whose base lists of `offsets` make them frequent in a base of `slots` slots under `thresholds`. */
 export function frequentTermsOf(offsets: Int32Array, slots: number, thresholds: FileColumnThresholds): Int32Array<ArrayBuffer> {
 	const terms: number[] = [];
-	if (slots >= thresholds.minimumSlots) {
-		for (let term = 0; term + 1 < offsets.length; term++) if (offsets[term + 1] - offsets[term] >= slots * thresholds.frequentShare) terms.push(term);
-	}
+	for (let term = 0; term + 1 < offsets.length; term++) if (isFrequent(offsets[term + 1] - offsets[term], slots, thresholds)) terms.push(term);
 	return Int32Array.from(terms);
 }
 
@@ -509,7 +512,7 @@ export class SourceLexicon implements CachedSource {
 		if (!this.boundsHold) return yield* this.rankExhaustiveSteps(queryTerms, limit);
 		const weighted = this.weightedTerms(queryTerms);
 		const ranges = weighted.map(({ term }) => (term + 1 < this.offsets.length ? { start: this.offsets[term], end: this.offsets[term + 1] } : { start: 0, end: 0 }));
-		const frequent = ranges.map(({ start, end }) => this.slotCount >= this.columnRanking.minimumSlots && end - start >= this.slotCount * this.columnRanking.frequentShare);
+		const frequent = ranges.map(({ start, end }) => isFrequent(end - start, this.slotCount, this.columnRanking));
 		if (this.rankedWithColumns(weighted, ranges, frequent)) {
 			const ranked = yield* this.rankWithColumnsSteps(weighted, ranges, frequent, limit);
 			return ranked ?? (yield* this.rankExhaustiveSteps(queryTerms, limit));

@@ -140,9 +140,9 @@ export function readLexiconFile(root: string, sourceId: string, options: { name?
 		const buffers: ArrayBuffer[] = [];
 		const offsets: Partial<Record<ArrayLeftOnDisk, number>> = {};
 		for (const entry of header.arrays) {
-			if (!options.inPieces && entry.field === "columns") {
-				// Hundreds of megabytes at a million chunks, for a lexicon that can make those it uses itself.
-				transfer.columns = new Uint8Array(0);
+			if (!options.inPieces && (entry.field === "columns" || entry.field === "columnTerms")) {
+				// The columns are hundreds of megabytes at a million chunks, for a lexicon that can make those it uses itself.
+				transfer[entry.field] = new ARRAY_TYPES[entry.type](0);
 				continue;
 			}
 			if (options.inPieces && (ARRAYS_LEFT_ON_DISK as readonly string[]).includes(entry.field)) {
@@ -157,7 +157,6 @@ export function readLexiconFile(root: string, sourceId: string, options: { name?
 			buffers.push(array.buffer);
 			transfer[entry.field] = entry.field in header.strings ? { count: header.strings[entry.field], bytes: array } : array;
 		}
-		if (!options.inPieces) transfer.columnTerms = new Int32Array(0);
 		if (options.inPieces) {
 			if (ARRAYS_LEFT_ON_DISK.some((field) => offsets[field] === undefined)) return null;
 			transfer.pieces = { path, offsets: offsets as Record<ArrayLeftOnDisk, number> } satisfies LexiconPiecesLocation;

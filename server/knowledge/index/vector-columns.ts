@@ -333,9 +333,8 @@ export interface ColumnScanScratch {
 	/** Writes the rows scoring above `floor` to `rowsAbove`, returns how many. */
 	above: ColumnKernel["above"];
 	scores: Float32Array;
-	columns: Uint8Array;
 	rowsAbove: Int32Array;
-	/** The kernel's whole memory (pages are read into it). */
+	/** The kernel's whole memory: blocks are read into it (its four scratch columns, or pages). */
 	memory: Uint8Array;
 	pages: ColumnPages;
 }
@@ -353,7 +352,6 @@ export function columnScanScratch(residentBytes = 0): ColumnScanScratch {
 		accumulate,
 		above,
 		scores: new Float32Array(buffer, SCORES_AT, BLOCK_ROWS),
-		columns: new Uint8Array(buffer, COLUMNS_AT, 4 * BLOCK_ROWS),
 		rowsAbove: new Int32Array(buffer, ROWS_AT, BLOCK_ROWS),
 		memory: new Uint8Array(buffer),
 		pages,
@@ -420,17 +418,19 @@ export function scanColumnRuns(
 				const group = Math.min(4, used.length - next);
 				for (let member = 0; member < group; member++) {
 					const dimension = used[next + member];
-					let page = pages.find(pageOf, blockKey + dimension);
-					if (page >= 0) {
-						pages.statistics.resident++;
-					} else {
-						pages.statistics.read++;
-						page = readBefore[blockKey + dimension] === 1 ? pages.take(pageOf, blockKey + dimension) : -1;
-						readBefore[blockKey + dimension] = 1;
-						const at = page >= 0 ? PAGES_AT + page * COLUMN_PAGE_BYTES : COLUMNS_AT + member * BLOCK_ROWS;
-						if (readSync(descriptor, memory, at, count, headerBytes(dimensions) + dimension * rows + block) !== count) throw new Error(`The column run ${run.file} is shorter than its keys`);
+					const key = blockKey + dimension;
+					let page = pages.find(pageOf, key);
+					const resident = page >= 0;
+					if (!resident) {
+						page = readBefore[key] === 1 ? pages.take(pageOf, key) : -1;
+						readBefore[key] = 1;
 					}
 					addresses[member] = page >= 0 ? PAGES_AT + page * COLUMN_PAGE_BYTES : COLUMNS_AT + member * BLOCK_ROWS;
+					if (resident) pages.statistics.resident++;
+					else {
+						pages.statistics.read++;
+						if (readSync(descriptor, memory, addresses[member], count, headerBytes(dimensions) + dimension * rows + block) !== count) throw new Error(`The column run ${run.file} is shorter than its keys`);
+					}
 				}
 				// A group of fewer than four repeats its first column with weight 0.
 				for (let member = group; member < 4; member++) addresses[member] = addresses[0];
