@@ -2,6 +2,7 @@ import { Worker } from "node:worker_threads";
 import { threadEntry } from "../../shared/thread-entry";
 import { GraphSearchThread } from "./graph-search-thread";
 import type { InvertedLexicon, LexiconPairs, LexiconTransfer } from "./lexical-index";
+import type { FoldCondition } from "./source-chunk-cache";
 import type { MatrixTransfer } from "./vector-cache";
 import type { VectorIndexTransfer } from "./vector-index-files";
 
@@ -18,13 +19,22 @@ export type BuildTask =
 	| { kind: "lexicon"; sourceId: string; documentIds?: string[]; saveTo?: string; saveFrom?: number }
 	/** Reads the source's current lexicon file (or generation `name`) in pieces, if there is one (nothing from PostgreSQL). */
 	| { kind: "open-lexicon"; sourceId: string; directory: string; name?: string }
-	/** Writes a new lexicon file: the current one with the changes since, or a build when there is none; returns the generation written. */
-	| { kind: "lexicon-file"; sourceId: string; directory: string }
+	/**
+	 * Writes a new lexicon file under the source's fold lock: the current one with the changes
+	 * since, or a build when there is none; or, when `condition` says there is too little to
+	 * write, nothing (source-chunk-cache.ts, FoldCondition). Returns the current generation after
+	 * it, null when there is none.
+	 */
+	| { kind: "lexicon-file"; sourceId: string; directory: string; condition?: FoldCondition }
 	| { kind: "matrix"; sourceId: string; documentIds?: string[]; dimensions?: number }
 	| { kind: "invert-lexicon"; pairs: LexiconPairs }
 	| { kind: "embed-builtin"; texts: string[] }
-	/** Builds the source's vector index files (column runs, and an HNSW graph if `graph`), or folds the changes since the current generation into a new one. */
-	| { kind: "vector-index"; sourceId: string; directory: string; graph: boolean }
+	/**
+	 * Builds the source's vector index files (column runs, and an HNSW graph if `graph`), or folds
+	 * the changes since the current generation into a new one, under the source's fold lock; with
+	 * `condition`, leaves them as they are when it says so. Returns the current generation after it.
+	 */
+	| { kind: "vector-index"; sourceId: string; directory: string; graph: boolean; condition?: FoldCondition }
 	/** Reads the current generation's description, if there is one (nothing from PostgreSQL). */
 	| { kind: "open-vector-index"; sourceId: string; directory: string }
 	/** Frees buffers the API's thread lets go of (transferred here): the kernel's unmapping of gigabytes is then this thread's time. */
@@ -33,7 +43,7 @@ export type BuildTask =
 export interface BuildResults {
 	lexicon: LexiconTransfer & { saved?: boolean };
 	"open-lexicon": LexiconTransfer | null;
-	"lexicon-file": { name: string; chunks: number };
+	"lexicon-file": { name: string; chunks: number; written: boolean } | null;
 	matrix: MatrixTransfer;
 	"invert-lexicon": InvertedLexicon;
 	/** The texts' vectors end to end (BUILTIN_DIMENSIONS values each), transferred. */

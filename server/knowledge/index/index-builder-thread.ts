@@ -19,6 +19,7 @@ import { readLexiconFile } from "./lexicon-files";
 import { type GraphRequest, GraphViews } from "./graph-views";
 import { releaseBuffers } from "./release-memory";
 import { buffersOf } from "./thread-transfer";
+import { withFoldLock } from "./source-chunk-cache";
 import { SourceMatrix, type VectorChunkRow, vectorChunkRowsSql } from "./vector-cache";
 import { buildVectorIndex, openVectorIndex } from "./vector-index-build";
 import type { VectorIndexTransfer } from "./vector-index-files";
@@ -124,7 +125,10 @@ async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBu
 			return { result: opened?.transfer ?? null, buffers: opened?.buffers ?? [] };
 		}
 		case "lexicon-file":
-			return withConnection(async (client) => ({ result: await foldLexiconFile(client, pagesOf, task.directory, task.sourceId), buffers: [] }));
+			return withConnection(async (client) => ({
+				result: await withFoldLock(client, "lexicon", task.sourceId, () => foldLexiconFile(client, pagesOf, task.directory, task.sourceId, { condition: task.condition })),
+				buffers: [],
+			}));
 		case "matrix":
 			return withConnection(async (client) => {
 				const matrix = new SourceMatrix();
@@ -145,7 +149,7 @@ async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBu
 			});
 		case "vector-index":
 			return withConnection(async (client) => {
-				const built = await buildVectorIndex(client, pagesOf, task.directory, task.sourceId, { graph: task.graph });
+				const built = await withFoldLock(client, "vectors", task.sourceId, () => buildVectorIndex(client, pagesOf, task.directory, task.sourceId, { graph: task.graph, condition: task.condition }));
 				return { result: built, buffers: built ? vectorIndexBuffers(built) : [] };
 			});
 		case "open-vector-index": {

@@ -7,7 +7,7 @@ import { DEFAULT_KNOWLEDGE_OPTIONS } from "../options";
 import type { IndexBuilderPool } from "./index-builder-pool";
 import { sourceLexiconDirectory } from "./index-generations";
 import type { SearchMemoryBudget } from "./search-memory-budget";
-import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, type LoadOptions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
+import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, type LoadOptions, REBUILD_CHANGED_CHUNKS, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
 import { descriptorCloser, LexiconPieces, type LexiconPiecesLocation, type PairRange } from "./lexicon-pieces";
 import { type DenseColumns, IMPACT_STEPS, type ImpactList, type ImpactScratch, impactScratch, impactTopKSteps } from "./impact-top-k";
 import { type PostingList, type PostingRange, prunedTopKSteps, type RankingWindow, rankingWindow, type ScoredSlots } from "./pruned-top-k";
@@ -1306,10 +1306,27 @@ export class LexicalIndexCache extends SourceChunkCache<SourceLexicon> {
 		const { directory, minChunks } = this.fileSettings;
 		const opened = directory && !options.fromDatabase ? await this.openFile(source, directory) : null;
 		if (opened) return opened;
-		const built = await this.builders.run(source.workspace, { kind: "lexicon", sourceId: source.id, saveTo: directory, saveFrom: minChunks });
+		if (directory) {
+			// A large source's file, under its fold lock: written (a first build, or the file folded with a change
+			// too large to absorb), or taken as it is when another process (the ingesting worker) has just
+			// written it, then brought up to date as a restart's is.
+			const file = await this.builders.run(source.workspace, {
+				kind: "lexicon-file",
+				sourceId: source.id,
+				directory,
+				condition: { minChunks, minChangedChunks: REBUILD_CHANGED_CHUNKS },
+			});
+			if (file) {
+				if (file.written) this.fileStatistics.written++;
+				const lexicon = await this.openFile(source, directory, file.name);
+				if (!lexicon) throw new Error("A lexicon file just written could not be read back");
+				lexicon.restored = !file.written;
+				return lexicon;
+			}
+		}
+		const built = await this.builders.run(source.workspace, { kind: "lexicon", sourceId: source.id });
 		const lexicon = await SourceLexicon.fromTransfer(built, this.descriptors);
-		this.files.set(lexicon, { saved: built.saved === true, changedAtSave: 0, writing: false });
-		if (built.saved) this.fileStatistics.written++;
+		this.files.set(lexicon, { saved: false, changedAtSave: 0, writing: false });
 		return lexicon;
 	}
 
@@ -1319,10 +1336,10 @@ export class LexicalIndexCache extends SourceChunkCache<SourceLexicon> {
 		if (directory) await rm(sourceLexiconDirectory(directory, sourceId), { recursive: true, force: true });
 	}
 
-	/** The source's lexicon file, if any and readable; it is then brought up to date by document versions (SourceChunkCache). */
-	private async openFile(source: SourceRef, directory: string): Promise<SourceLexicon | null> {
+	/** The source's lexicon file (its current generation, or `name`), if any and readable; it is then brought up to date by document versions (SourceChunkCache). */
+	private async openFile(source: SourceRef, directory: string, name?: string): Promise<SourceLexicon | null> {
 		try {
-			const transfer = await this.builders.run(source.workspace, { kind: "open-lexicon", sourceId: source.id, directory });
+			const transfer = await this.builders.run(source.workspace, { kind: "open-lexicon", sourceId: source.id, directory, name });
 			if (!transfer) return null;
 			const lexicon = await SourceLexicon.fromTransfer(transfer, this.descriptors);
 			lexicon.restored = true;
@@ -1349,9 +1366,10 @@ export class LexicalIndexCache extends SourceChunkCache<SourceLexicon> {
 		file.writing = true;
 		this.builders
 			.run(source.workspace, { kind: "lexicon-file", sourceId: source.id, directory })
-			.then(async ({ name }) => {
+			.then(async (written) => {
+				if (!written) throw new Error("A lexicon file was not written");
 				this.fileStatistics.written++;
-				const newer = await this.builders.run(source.workspace, { kind: "open-lexicon", sourceId: source.id, directory, name });
+				const newer = await this.builders.run(source.workspace, { kind: "open-lexicon", sourceId: source.id, directory, name: written.name });
 				if (!newer) throw new Error("A lexicon file just written could not be read back");
 				lexicon.adopt(await SourceLexicon.fromTransfer(newer, this.descriptors));
 				file.saved = true;

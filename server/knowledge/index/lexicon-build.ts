@@ -1,11 +1,11 @@
 import { closeSync, mkdirSync, openSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { readFully, sourceLexiconDirectory, temporaryPath, writeFully } from "./index-generations";
+import { currentGeneration, readFully, sourceLexiconDirectory, temporaryPath, writeFully } from "./index-generations";
 import type pg from "pg";
 import type { DenseColumns } from "./impact-top-k";
 import { boundAverageOf, DEFAULT_COLUMN_RANKING, type FileColumnThresholds, fillDenseColumns, frequentTermsOf, type LexicalChunkRow, lexicalChunkRowsSql, saturation, SourceLexicon } from "./lexical-index";
 import { type DeferredArrays, readLexiconFile, writeLexiconFile } from "./lexicon-files";
-import { readyDocumentVersions, versionChanges } from "./source-chunk-cache";
+import { type FoldCondition, foldIsDue, readyDocumentVersions, versionChanges } from "./source-chunk-cache";
 import type { PageReader } from "./vector-index-build";
 
 /**
@@ -215,26 +215,42 @@ function copyInto(source: number, target: number, length: number, position: numb
  * and added; or, with no file yet, built from every READY chunk. One repeatable-read snapshot, so
  * the file's document versions are exactly what it holds. Built with bounded memory
  * (lexicon-build.ts): the file of a million-chunk source is gigabytes, and a fold holding it
- * whole, then re-inverting it, took twice that. Runs on an index-builder thread: the API's thread
- * keeps its own lexicon up to date meanwhile and never waits for this. Returns the generation
- * written and its chunks.
+ * whole, then re-inverting it, took twice that. Runs on an index-builder thread, under the
+ * source's fold lock (source-chunk-cache.ts, withFoldLock). With `condition`, the file is left as
+ * it is when the condition says so: then the current generation (`written: false`), or null when
+ * there is none. A current file that cannot be read is built anew.
  */
 export async function foldLexiconFile(
 	client: pg.Client,
 	pagesOf: PageReader,
 	root: string,
 	sourceId: string,
-	limits?: LexiconBuildLimits,
-	columns?: FileColumnThresholds,
-): Promise<{ name: string; chunks: number }> {
-	const opened = readLexiconFile(root, sourceId, { inPieces: true });
+	options: { condition?: FoldCondition; limits?: LexiconBuildLimits; columns?: FileColumnThresholds } = {},
+): Promise<{ name: string; chunks: number; written: boolean } | null> {
+	const { condition, limits, columns } = options;
+	const name = currentGeneration(sourceLexiconDirectory(root, sourceId));
+	const opened = name ? readableLexiconFile(root, sourceId, name) : null;
 	const base = opened ? await SourceLexicon.fromTransfer(opened.transfer) : null;
-	if (!base) return buildLexiconFile(root, sourceId, pagesOf<LexicalChunkRow>(client, lexicalChunkRowsSql("all"), [sourceId]), limits, columns);
 	try {
-		return await foldInto(client, pagesOf, root, sourceId, base, limits, columns);
+		if (condition && !(await foldIsDue(client, sourceId, base && { versions: base.versions, chunks: base.size }, condition))) {
+			return base && name ? { name, chunks: base.size, written: false } : null;
+		}
+		const written = base
+			? await foldInto(client, pagesOf, root, sourceId, base, limits, columns)
+			: await buildLexiconFile(root, sourceId, pagesOf<LexicalChunkRow>(client, lexicalChunkRowsSql("all"), [sourceId]), limits, columns);
+		return { ...written, written: true };
 	} finally {
 		// Opened here, held by nothing else: its descriptor is not left for a collection to close.
-		base.closeFile();
+		base?.closeFile();
+	}
+}
+
+/** The generation in pieces, or null when it cannot be read (cut short, another format): the source is then built anew. */
+function readableLexiconFile(root: string, sourceId: string, name: string): ReturnType<typeof readLexiconFile> {
+	try {
+		return readLexiconFile(root, sourceId, { name, inPieces: true });
+	} catch {
+		return null;
 	}
 }
 

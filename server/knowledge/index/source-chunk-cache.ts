@@ -47,6 +47,53 @@ export async function readyDocumentVersions(client: pg.Client, sourceId: string)
 	return new Map(rows.map((row) => [row.id, row.version]));
 }
 
+/**
+ * When a task that writes a source's index files (a lexicon file, a vector generation) may leave
+ * them as they are, judged after it takes the source's fold lock, so a generation another process
+ * published a moment ago counts: there is none and the source has fewer than `minChunks` READY
+ * chunks, or fewer than `minChangedChunks` chunks of new or re-ingested documents since the current
+ * one, or fewer than `growth` times the chunks it holds unless no document of the source is
+ * waiting (PENDING or PROCESSING: an ingestion has finished, and its first search should find
+ * the files current). Without it the task always writes.
+ */
+export interface FoldCondition {
+	minChunks: number;
+	minChangedChunks: number;
+	growth?: number;
+}
+
+/** What `condition` says of a source whose current generation holds `held` (document versions) and `heldChunks`, or of one with none. */
+export async function foldIsDue(client: pg.Client, sourceId: string, held: { versions: DocumentVersions; chunks: number } | null, condition: FoldCondition): Promise<boolean> {
+	const { rows } = await client.query<{ id: string; version: string; chunk_count: number | null }>(readyVersionsSql("$1"), [sourceId]);
+	if (!held) return rows.reduce((sum, row) => sum + Number(row.chunk_count ?? 0), 0) >= condition.minChunks;
+	const changed = rows.reduce((sum, row) => (held.versions.get(row.id) === row.version ? sum : sum + Number(row.chunk_count ?? 0)), 0);
+	if (changed < condition.minChangedChunks) return false;
+	if (changed >= (condition.growth ?? 0) * held.chunks) return true;
+	const { rows: waiting } = await client.query<{ waiting: boolean }>(
+		"select exists (select 1 from knowledge_documents where source_id = $1 and status in ('PENDING', 'PROCESSING')) as waiting",
+		[sourceId],
+	);
+	return !waiting[0]?.waiting;
+}
+
+/**
+ * Runs `write` holding the source's fold lock for `kind` (a PostgreSQL advisory lock of the
+ * session, so every process on the database takes turns): a process that would fold what another
+ * is folding waits for it, then finds (FoldCondition) that there is little left to fold.
+ */
+export async function withFoldLock<T>(client: pg.Client, kind: "lexicon" | "vectors", sourceId: string, write: () => Promise<T>): Promise<T> {
+	const key = [FOLD_LOCK_CLASS[kind], sourceId];
+	await client.query("select pg_advisory_lock($1, hashtext($2))", key);
+	try {
+		return await write();
+	} finally {
+		await client.query("select pg_advisory_unlock($1, hashtext($2))", key).catch(() => {});
+	}
+}
+
+/** The first key of the fold locks' advisory locks ("KXL" and "KXV"), apart from any other advisory lock on the database. */
+const FOLD_LOCK_CLASS = { lexicon: 0x4b584c, vectors: 0x4b5856 } as const;
+
 /** How loadAll reads a source: `fromDatabase` skips the files a process wrote before (a rebuild after a change too large to absorb). */
 export interface LoadOptions {
 	fromDatabase?: boolean;
@@ -217,7 +264,9 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 		const chunksOf = new Map(rows.map((row) => [row.id, Number(row.chunk_count ?? 0)]));
 		if (changed.reduce((sum, documentId) => sum + (chunksOf.get(documentId) ?? 0), 0) >= REBUILD_CHANGED_CHUNKS) {
 			this.statistics.rebuilds++;
-			return this.loadAll(em, source, { fromDatabase: true });
+			// Files another process had just folded are taken as they are (FoldCondition), then caught up as a restart's.
+			const rebuilt = await this.loadAll(em, source, { fromDatabase: true });
+			return rebuilt.restored ? this.refresh(em, source, rebuilt) : rebuilt;
 		}
 		await this.applyChanges(em, source, value, { removed, changed });
 		this.statistics.documentsLoaded += changed.length;

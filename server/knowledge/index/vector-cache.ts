@@ -5,7 +5,7 @@ import { DEFAULT_KNOWLEDGE_OPTIONS } from "../options";
 import type { IndexBuilderPool } from "./index-builder-pool";
 import type { SearchMemoryBudget } from "./search-memory-budget";
 import { type BufferReleaser, releasableBuffers, releaseBuffers } from "./release-memory";
-import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, type LoadOptions, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
+import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, type LoadOptions, REBUILD_CHANGED_CHUNKS, SourceChunkCache, type SourceRef } from "./source-chunk-cache";
 import { ApproximateIndex, SourceVectors } from "./source-vectors";
 import { sourceIndexDirectory } from "./vector-index-files";
 import { buffersOf, inSlices, type PackedStrings, PackedStringTable, packStrings, stringStarts, unpackStrings } from "./thread-transfer";
@@ -398,7 +398,14 @@ export class VectorCache extends SourceChunkCache<SourceVectors> {
 		// A large source of sparse queries gets its column runs (or a fold of them) before its first
 		// search: minutes less than a graph, and nothing of it held here (no exact matrix of 2 GB).
 		if (directory && !shape.denseQueries && shape.readyChunks >= minChunks) {
-			const generation = await this.builders.run(source.workspace, { kind: "vector-index", sourceId: source.id, directory, graph: false });
+			// Under the source's fold lock: a generation another process (the ingesting worker) has just written is taken as it is, then caught up.
+			const generation = await this.builders.run(source.workspace, {
+				kind: "vector-index",
+				sourceId: source.id,
+				directory,
+				graph: false,
+				condition: { minChunks, minChangedChunks: REBUILD_CHANGED_CHUNKS },
+			});
 			if (generation) {
 				this.indexStatistics.builds++;
 				return this.restoredVectors(await ApproximateIndex.fromTransfer(generation, this.builders.graphs), false);

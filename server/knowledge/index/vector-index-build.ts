@@ -8,7 +8,7 @@ import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "n
 import { availableParallelism } from "node:os";
 import type pg from "pg";
 import type { Index } from "usearch";
-import { readyDocumentVersions } from "./source-chunk-cache";
+import { type FoldCondition, foldIsDue, readyDocumentVersions } from "./source-chunk-cache";
 import { unpackStrings } from "./thread-transfer";
 import { type VectorChunkRow, vectorChunkRowsSql } from "./vector-cache";
 import { currentGeneration, newGenerationName, publishGeneration, removeOldGenerations } from "./index-generations";
@@ -39,15 +39,28 @@ export function openVectorIndex(root: string, sourceId: string): VectorIndexTran
  * (their vectors in a new vector file and column run, and in the graph). `graph`: whether the
  * generation has an HNSW graph (dense queries) or only column runs (sparse ones: minutes less of
  * a build at a million chunks). One repeatable-read snapshot, so the generation's document versions
- * are exactly what it holds. Null when the source has no vectors.
+ * are exactly what it holds. Null when the source has no vectors. Under the source's fold lock
+ * (source-chunk-cache.ts, withFoldLock); with `condition`, the current generation is left as it is
+ * (and returned, null when there is none) when the condition says so.
  */
-export async function buildVectorIndex(client: pg.Client, pagesOf: PageReader, root: string, sourceId: string, options: { graph: boolean }): Promise<VectorIndexTransfer | null> {
+export async function buildVectorIndex(
+	client: pg.Client,
+	pagesOf: PageReader,
+	root: string,
+	sourceId: string,
+	options: { graph: boolean; condition?: FoldCondition },
+): Promise<VectorIndexTransfer | null> {
 	const directory = sourceIndexDirectory(root, sourceId);
 	mkdirSync(directory, { recursive: true });
 	const baseName = currentGeneration(directory);
 	const current = baseName ? readMeta(directory, baseName) : null;
 	// A generation without the graph this one needs starts over (a generation written before column runs keeps its keys).
 	const base = current && (current.graph || !options.graph) ? current : null;
+	if (options.condition) {
+		const versions = base ? unpackStrings(base.versions) : [];
+		const held = base && { versions: new Map(unpackStrings(base.documentIds).map((id, position) => [id, versions[position]])), chunks: base.count };
+		if (!(await foldIsDue(client, sourceId, held, options.condition))) return base;
+	}
 	let dimensions = base?.dimensions ?? 0;
 	let index: Index | null = null;
 	if (base && baseName && options.graph) {

@@ -2,6 +2,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { DatabaseNotifications } from "../../db/notifications";
 import { IndexBuilderPool } from "../index/index-builder-pool";
+import { IndexFileUpkeep } from "../index/index-file-upkeep";
 import { DEFAULT_LEXICON_FILE_SETTINGS, LexicalIndexCache } from "../index/lexical-index";
 import { SearchMemoryBudget } from "../index/search-memory-budget";
 import { DEFAULT_KNOWLEDGE_OPTIONS } from "../options";
@@ -18,8 +19,13 @@ export interface KnowledgeSearchCaches {
 	readonly budget: SearchMemoryBudget;
 	/** Warms search's code after the first search of a large source (search-warm-up.ts). */
 	readonly warmUp: SearchWarmUp;
+	/** Keeps large sources' index files current as their documents are ingested in this process (index-file-upkeep.ts). */
+	readonly upkeep: IndexFileUpkeep;
 	close(): Promise<void>;
 }
+
+/** One thread, none kept idle: upkeep folds are whole-source tasks, and never take the threads ingestion embeds on. */
+const UPKEEP_BUILDER_LIMITS = { threads: 1, threadsPerWorkspace: 1, idleThreads: 0, idleMs: 0 };
 
 /** Whether the index directory holds any source's files of `kind` (read once at start). */
 function holdsIndexFiles(directory: string, kind: "lexicon" | "vectors"): boolean {
@@ -45,12 +51,21 @@ export function createKnowledgeSearchCaches(
 	if (files.directory && holdsIndexFiles(files.directory, "lexicon")) builders.prestart();
 	if (files.directory && holdsIndexFiles(files.directory, "vectors")) builders.graphs.start();
 	const budget = new SearchMemoryBudget(memoryBytes);
+	const upkeep = new IndexFileUpkeep(new IndexBuilderPool(databaseUrl, UPKEEP_BUILDER_LIMITS), {
+		directory: files.directory,
+		lexiconMinChunks: lexiconFiles.minChunks,
+		vectorMinChunks: vectorIndex.minChunks,
+		foldChunks: Math.max(lexiconFiles.foldChunks, vectorIndex.foldChunks),
+	});
 	return {
 		lexical: new LexicalIndexCache(notifications, builders, budget, "lexical:", lexiconFiles),
 		vectors: new VectorCache(notifications, builders, budget, "vectors:", vectorIndex),
 		builders,
 		budget,
 		warmUp: new SearchWarmUp(files.searchWarmUpMinChunks ?? DEFAULT_KNOWLEDGE_OPTIONS.searchWarmUpMinChunks),
-		close: () => builders.close(),
+		upkeep,
+		close: async () => {
+			await Promise.all([builders.close(), upkeep.close()]);
+		},
 	};
 }

@@ -136,6 +136,20 @@ const INGESTION_STEPS: readonly IngestionStep[] = [
 			if (!attempt.written && !index.storesVectorsInChunkRows) await index.deleteChunks(document.source.id, chunkIds).catch(() => {});
 		},
 	},
+	{
+		name: "keep the source's index files current",
+		async run(attempt) {
+			if (!attempt.written) return;
+			const { document, services } = attempt;
+			// In the background (index-file-upkeep.ts): the document is READY now, whatever becomes of the files.
+			services.search.upkeep.documentReady({
+				id: document.source.id,
+				workspace: document.workspace,
+				vectorsInChunkRows: (attempt.index as VectorIndex).storesVectorsInChunkRows,
+				denseQueries: document.source.embeddingProvider !== "builtin",
+			});
+		},
+	},
 ];
 
 /**
