@@ -2,6 +2,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { IndexBuilderPool } from "../../server/knowledge/index/index-builder-pool";
+import { IndexFileUpkeep } from "../../server/knowledge/index/index-file-upkeep";
 import { DEFAULT_KNOWLEDGE_OPTIONS } from "../../server/knowledge/options";
 import { startTestPlatform, type TestPlatform, type TestWorkspace } from "../helpers/platform";
 import { generatedWords, seededRandom, zipfRanks } from "../helpers/zipf-text";
@@ -124,5 +126,36 @@ describe("index files kept current by ingestion", () => {
 		expect(builders.completed["vector-index"]).toBe(folds.vectors + 1);
 		expect({ lexicon: await current("lexicon"), vectors: await current("vectors") }).toEqual(folded);
 		expect(platform.services.search.upkeep.statistics.failures).toBe(0);
+	}, 180_000);
+
+	it("folds a source whose ingestion has ended, however little it grew, once none of its documents is waiting", async () => {
+		// Growth never reached (100 times the files), any change worth a fold (foldChunks 1): only the quiet rule folds.
+		const upkeep = new IndexFileUpkeep(new IndexBuilderPool(platform.databaseUrl, { threads: 1, threadsPerWorkspace: 1, idleThreads: 0, idleMs: 0 }), {
+			directory: indexDirectory,
+			lexiconMinChunks: 1000,
+			vectorMinChunks: 1000,
+			foldChunks: 1,
+			quietMs: 60_000,
+			growth: 100,
+		});
+		try {
+			// A small document: the platform's own upkeep (2,000 chunks, half the files) leaves the files as they are.
+			await ingest([{ name: "six.txt", text: "The orrery in the attic turns on a clockwork of brass." }]);
+			const before = { lexicon: await current("lexicon"), vectors: await current("vectors") };
+			const source = { id: sourceId, workspace: workspace.workspaceId, vectorsInChunkRows: true, denseQueries: false };
+			upkeep.documentReady(source);
+			await expect.poll(() => upkeep.statistics.runs, { timeout: 60_000 }).toBe(1);
+			expect({ lexicon: await current("lexicon"), vectors: await current("vectors") }).toEqual(before);
+			// Its quiet time over (settled runs it now), nothing waiting: folded.
+			await upkeep.settled();
+			expect(upkeep.statistics).toEqual({ runs: 2, failures: 0 });
+			expect(await current("lexicon")).not.toBe(before.lexicon);
+			expect(await current("vectors")).not.toBe(before.vectors);
+			await expectSameAnswersAsFromRows();
+			const [top] = await search(platform, workspace.apiKey, sourceId, { query: "orrery clockwork", topK: 1 });
+			expect(top.filename).toBe("six.txt");
+		} finally {
+			await upkeep.close();
+		}
 	}, 180_000);
 });

@@ -16,16 +16,26 @@ export interface IndexFileUpkeepSettings {
 	vectorMinChunks: number;
 	/** Chunks of new documents below which the files are left as they are (the searching processes absorb fewer in memory). */
 	foldChunks: number;
+	/** How long after a source's last READY document its files are folded if none of its documents is waiting. */
+	quietMs: number;
+	/** While an ingestion goes on, the share of what the files hold that new documents must reach for a fold. */
+	growth: number;
 }
 
 /**
- * While an ingestion grows a source by less than this share of what its files hold, they are left
- * as they are unless none of its documents is waiting: each lexicon fold copies the whole file, so
- * folding at every foldChunks would copy a source growing to a million chunks hundreds of times;
- * folding as it doubles copies each chunk about twice, and the fold when the ingestion ends leaves
- * the first search after it nothing large to fold.
+ * While an ingestion grows a source by less than half what its files hold, they are left as they
+ * are: a lexicon fold copies the whole file, so folding at every foldChunks would copy a source
+ * growing to a million chunks hundreds of times, and folding as it grows by half copies each chunk
+ * about three times.
  */
 export const UPKEEP_GROWTH = 0.5;
+
+/**
+ * A source whose ingestion has ended (no document waiting this long after its last READY one) is
+ * folded whatever its growth: the first search after an ingestion then opens current files. Long
+ * enough that a client uploading in batches, waiting for each, does not get a fold between them.
+ */
+export const UPKEEP_QUIET_MS = 5_000;
 
 /**
  * Keeps a large source's index files (its lexicon file, its vector generation) current while its
@@ -33,17 +43,21 @@ export const UPKEEP_GROWTH = 0.5;
  * ingestion opens files instead of building them from every chunk (minutes at a million chunks)
  * and every process searching the source shares what one built. Called as each document becomes
  * READY; runs at most one upkeep per source at a time, another after it if documents became READY
- * meanwhile. What to write is decided on the builder thread under the source's fold lock
- * (FoldCondition): a first file once the source reaches the file thresholds, a fold once new
- * documents hold foldChunks chunks and half again what the files hold or none are waiting. A
+ * meanwhile, and one more `quietMs` after the source's last READY document. What to write is
+ * decided on the builder thread under the source's fold lock (FoldCondition): a first file once
+ * the source reaches the file thresholds; a fold once new documents hold foldChunks chunks and
+ * `growth` of what the files hold, or, after the quiet time, none of its documents is waiting. A
  * searching process that needs a fold meanwhile waits for this one on the same lock and finds
- * nothing left to fold. Its own builder pool: one thread, so folds never take the threads ingestion
- * embeds on.
+ * nothing left to fold. Its own builder pool: one thread, so folds never take the threads
+ * ingestion embeds on.
  */
 export class IndexFileUpkeep {
 	/** Upkeeps run (each may write nothing) and failed; for operators and tests. */
 	readonly statistics = { runs: 0, failures: 0 };
-	private readonly running = new Map<string, { again: boolean; done: Promise<void> }>();
+	private readonly running = new Map<string, { again: boolean; quiet: boolean; done: Promise<void> }>();
+	/** Sources waiting for their quiet time: the timer, and the source to keep then. */
+	private readonly quietTimers = new Map<string, { timer: NodeJS.Timeout; source: UpkeptSource }>();
+	private closed = false;
 
 	constructor(
 		private readonly builders: IndexBuilderPool,
@@ -51,31 +65,58 @@ export class IndexFileUpkeep {
 	) {}
 
 	documentReady(source: UpkeptSource): void {
-		if (!this.settings.directory) return;
-		const running = this.running.get(source.id);
-		if (running) {
-			running.again = true;
-			return;
-		}
-		const state = { again: false, done: Promise.resolve() };
-		state.done = this.keepCurrent(source, this.settings.directory, state).finally(() => this.running.delete(source.id));
-		this.running.set(source.id, state);
+		if (!this.settings.directory || this.closed) return;
+		clearTimeout(this.quietTimers.get(source.id)?.timer);
+		const timer = setTimeout(() => this.quietNow(source.id), this.settings.quietMs);
+		timer.unref();
+		this.quietTimers.set(source.id, { timer, source });
+		this.keep(source, false);
 	}
 
-	/** Settles once no upkeep runs. */
+	/** Settles once no upkeep runs or waits for its quiet time (those waiting run now). */
 	async settled(): Promise<void> {
-		while (this.running.size > 0) await Promise.all([...this.running.values()].map((state) => state.done));
+		for (;;) {
+			for (const sourceId of [...this.quietTimers.keys()]) this.quietNow(sourceId);
+			if (this.running.size === 0) return;
+			await Promise.all([...this.running.values()].map((state) => state.done));
+		}
 	}
 
 	close(): Promise<void> {
+		this.closed = true;
+		for (const { timer } of this.quietTimers.values()) clearTimeout(timer);
+		this.quietTimers.clear();
 		return this.builders.close();
 	}
 
-	private async keepCurrent(source: UpkeptSource, directory: string, state: { again: boolean }): Promise<void> {
-		const { lexiconMinChunks, vectorMinChunks, foldChunks } = this.settings;
-		const condition = (minChunks: number): FoldCondition => ({ minChunks, minChangedChunks: foldChunks, growth: UPKEEP_GROWTH });
+	private quietNow(sourceId: string): void {
+		const waiting = this.quietTimers.get(sourceId);
+		if (!waiting) return;
+		clearTimeout(waiting.timer);
+		this.quietTimers.delete(sourceId);
+		this.keep(waiting.source, true);
+	}
+
+	private keep(source: UpkeptSource, quiet: boolean): void {
+		if (this.closed) return;
+		const running = this.running.get(source.id);
+		if (running) {
+			running.again = true;
+			running.quiet ||= quiet;
+			return;
+		}
+		const state = { again: false, quiet, done: Promise.resolve() };
+		state.done = this.keepCurrent(source, this.settings.directory as string, state).finally(() => this.running.delete(source.id));
+		this.running.set(source.id, state);
+	}
+
+	private async keepCurrent(source: UpkeptSource, directory: string, state: { again: boolean; quiet: boolean }): Promise<void> {
+		const { lexiconMinChunks, vectorMinChunks, foldChunks, growth } = this.settings;
 		do {
+			const orWhenQuiet = state.quiet;
+			const condition = (minChunks: number): FoldCondition => ({ minChunks, minChangedChunks: foldChunks, growth, orWhenQuiet });
 			state.again = false;
+			state.quiet = false;
 			try {
 				await this.builders.run(source.workspace, { kind: "lexicon-file", sourceId: source.id, directory, condition: condition(lexiconMinChunks) });
 				if (source.vectorsInChunkRows) {

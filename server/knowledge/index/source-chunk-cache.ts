@@ -52,14 +52,15 @@ export async function readyDocumentVersions(client: pg.Client, sourceId: string)
  * them as they are, judged after it takes the source's fold lock, so a generation another process
  * published a moment ago counts: there is none and the source has fewer than `minChunks` READY
  * chunks, or fewer than `minChangedChunks` chunks of new or re-ingested documents since the current
- * one, or fewer than `growth` times the chunks it holds unless no document of the source is
- * waiting (PENDING or PROCESSING: an ingestion has finished, and its first search should find
- * the files current). Without it the task always writes.
+ * one, or fewer than `growth` times the chunks it holds, unless `orWhenQuiet` and no document of
+ * the source is waiting (PENDING or PROCESSING: an ingestion has ended, and the first search after
+ * it should find the files current). Without it the task always writes.
  */
 export interface FoldCondition {
 	minChunks: number;
 	minChangedChunks: number;
 	growth?: number;
+	orWhenQuiet?: boolean;
 }
 
 /** What `condition` says of a source whose current generation holds `held` (document versions) and `heldChunks`, or of one with none. */
@@ -69,6 +70,7 @@ export async function foldIsDue(client: pg.Client, sourceId: string, held: { ver
 	const changed = rows.reduce((sum, row) => (held.versions.get(row.id) === row.version ? sum : sum + Number(row.chunk_count ?? 0)), 0);
 	if (changed < condition.minChangedChunks) return false;
 	if (changed >= (condition.growth ?? 0) * held.chunks) return true;
+	if (!condition.orWhenQuiet) return false;
 	const { rows: waiting } = await client.query<{ waiting: boolean }>(
 		"select exists (select 1 from knowledge_documents where source_id = $1 and status in ('PENDING', 'PROCESSING')) as waiting",
 		[sourceId],

@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { DatabaseNotifications } from "../../db/notifications";
 import { IndexBuilderPool } from "../index/index-builder-pool";
-import { IndexFileUpkeep } from "../index/index-file-upkeep";
+import { IndexFileUpkeep, UPKEEP_GROWTH, UPKEEP_QUIET_MS } from "../index/index-file-upkeep";
 import { DEFAULT_LEXICON_FILE_SETTINGS, LexicalIndexCache } from "../index/lexical-index";
 import { SearchMemoryBudget } from "../index/search-memory-budget";
 import { DEFAULT_KNOWLEDGE_OPTIONS } from "../options";
@@ -56,6 +56,8 @@ export function createKnowledgeSearchCaches(
 		lexiconMinChunks: lexiconFiles.minChunks,
 		vectorMinChunks: vectorIndex.minChunks,
 		foldChunks: Math.max(lexiconFiles.foldChunks, vectorIndex.foldChunks),
+		quietMs: UPKEEP_QUIET_MS,
+		growth: UPKEEP_GROWTH,
 	});
 	return {
 		lexical: new LexicalIndexCache(notifications, builders, budget, "lexical:", lexiconFiles),
