@@ -168,6 +168,8 @@ export async function createPlatformServices(
 			lexiconFileMinChunks: knowledge.lexiconFileMinChunks,
 			searchWarmUpMinChunks: knowledge.searchWarmUpMinChunks,
 			vectorColumnCacheBytes: knowledge.vectorColumnCacheBytes,
+			// A worker searches only for evaluations, and its upkeep makes index files: none of its threads start ahead.
+			startThreadsForFiles: role === "server",
 		});
 		closers.push(() => search.close());
 		const pinecone = knowledge.pinecone ? new (await import("./knowledge/index/pinecone-vector-index")).PineconeVectorIndex(knowledge.pinecone) : undefined;

@@ -40,7 +40,15 @@ export function createKnowledgeSearchCaches(
 	notifications: DatabaseNotifications,
 	databaseUrl: string,
 	memoryBytes: number,
-	files: { directory?: string; vectorIndexMinChunks?: number; lexiconFileMinChunks?: number; searchWarmUpMinChunks?: number; vectorColumnCacheBytes?: number } = {},
+	files: {
+		directory?: string;
+		vectorIndexMinChunks?: number;
+		lexiconFileMinChunks?: number;
+		searchWarmUpMinChunks?: number;
+		vectorColumnCacheBytes?: number;
+		/** Whether a directory holding index files starts the threads that open them at once (a server's restart); default true. */
+		startThreadsForFiles?: boolean;
+	} = {},
 ): KnowledgeSearchCaches {
 	const vectorIndex: VectorIndexSettings = { ...DEFAULT_VECTOR_INDEX_SETTINGS, directory: files.directory, minChunks: files.vectorIndexMinChunks ?? DEFAULT_VECTOR_INDEX_SETTINGS.minChunks };
 	const lexiconFiles = { ...DEFAULT_LEXICON_FILE_SETTINGS, directory: files.directory, minChunks: files.lexiconFileMinChunks ?? DEFAULT_LEXICON_FILE_SETTINGS.minChunks };
@@ -48,8 +56,10 @@ export function createKnowledgeSearchCaches(
 	// Files of large sources mean a restart: their first searches open them, on threads started now
 	// rather than when the first search asks (two builders and the graph-search thread, each a tenth
 	// of a second or more to start, on the path of that search).
-	if (files.directory && holdsIndexFiles(files.directory, "lexicon")) builders.prestart();
-	if (files.directory && holdsIndexFiles(files.directory, "vectors")) builders.graphs.start();
+	if (files.directory && files.startThreadsForFiles !== false) {
+		if (holdsIndexFiles(files.directory, "lexicon")) builders.prestart();
+		if (holdsIndexFiles(files.directory, "vectors")) builders.graphs.start();
+	}
 	const budget = new SearchMemoryBudget(memoryBytes);
 	const upkeep = new IndexFileUpkeep(new IndexBuilderPool(databaseUrl, UPKEEP_BUILDER_LIMITS), {
 		directory: files.directory,
