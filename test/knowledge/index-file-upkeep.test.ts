@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IndexBuilderPool } from "../../server/knowledge/index/index-builder-pool";
 import { IndexFileUpkeep } from "../../server/knowledge/index/index-file-upkeep";
@@ -12,10 +13,10 @@ import { createSource, search, uploadDocument, waitForDocument } from "./knowled
 const VOCABULARY = 5_000;
 
 /**
- * The process that ingests a large source keeps its index files current, so that the first search
- * after an ingestion opens them instead of building the source's lexicon and vectors from every
- * chunk (minutes at a million chunks), and a process searching it meanwhile takes what the
- * ingesting one wrote instead of folding it again.
+ * The process that ingests a large source brings its index files up to date once the ingestion
+ * has ended, so that a search after it opens them instead of building the source's lexicon and
+ * vectors from every chunk (minutes at a million chunks), and a process that would fold the same
+ * changes takes what the ingesting one wrote instead of folding them again.
  */
 describe("index files kept current by ingestion", () => {
 	let indexDirectory: string;
@@ -96,7 +97,7 @@ describe("index files kept current by ingestion", () => {
 		expect(builders.completed).toMatchObject({ lexicon: 0, matrix: 0, "lexicon-file": 0, "vector-index": 0 });
 	}, 180_000);
 
-	it("a bulk ingestion into a searched source is folded by the ingestion; the next search takes that fold instead of folding or building again", async () => {
+	it("a bulk ingestion into a searched source is folded once it has ended; the next search takes that fold instead of folding or building again", async () => {
 		const before = { lexicon: await current("lexicon"), vectors: await current("vectors") };
 		const { lexical, vectors, builders } = platform.services.search;
 		const folds = { lexicon: builders.completed["lexicon-file"], vectors: builders.completed["vector-index"] };
@@ -128,25 +129,36 @@ describe("index files kept current by ingestion", () => {
 		expect(platform.services.search.upkeep.statistics.failures).toBe(0);
 	}, 180_000);
 
-	it("folds a source whose ingestion has ended, however little it grew, once none of its documents is waiting", async () => {
-		// Growth never reached (100 times the files), any change worth a fold (foldChunks 1): only the quiet rule folds.
+	it("waits while a document of the source is still being ingested, and folds a little growth once none is", async () => {
+		// Any change worth a fold (foldChunks 1), so what holds it back is the waiting document alone.
 		const upkeep = new IndexFileUpkeep(new IndexBuilderPool(platform.databaseUrl, { threads: 1, threadsPerWorkspace: 1, idleThreads: 0, idleMs: 0 }), {
 			directory: indexDirectory,
 			lexiconMinChunks: 1000,
 			vectorMinChunks: 1000,
 			foldChunks: 1,
 			quietMs: 60_000,
-			growth: 100,
 		});
+		const client = new pg.Client({ connectionString: platform.databaseUrl });
+		await client.connect();
 		try {
-			// A small document: the platform's own upkeep (2,000 chunks, half the files) leaves the files as they are.
+			// A small document: the platform's own upkeep (2,000 chunks) leaves the files as they are.
 			await ingest([{ name: "six.txt", text: "The orrery in the attic turns on a clockwork of brass." }]);
 			const before = { lexicon: await current("lexicon"), vectors: await current("vectors") };
+			// Another document of the source mid-ingestion (as a worker's claim leaves it).
+			await client.query(
+				`insert into knowledge_documents (id, workspace_id, source_id, filename, content_type, byte_size, storage_key, status, attempts, uploaded_at, processing_started_at, created_at, updated_at)
+				 values ('doc_upkeep_waiting', $1, $2, 'seven.txt', 'text/plain', 1, 'none', 'PROCESSING', 1, now(), now(), now(), now())`,
+				[workspace.workspaceId, sourceId],
+			);
 			const source = { id: sourceId, workspace: workspace.workspaceId, vectorsInChunkRows: true, denseQueries: false };
 			upkeep.documentReady(source);
-			await expect.poll(() => upkeep.statistics.runs, { timeout: 60_000 }).toBe(1);
+			await upkeep.settled();
+			expect(upkeep.statistics).toEqual({ runs: 1, failures: 0 });
 			expect({ lexicon: await current("lexicon"), vectors: await current("vectors") }).toEqual(before);
-			// Its quiet time over (settled runs it now), nothing waiting: folded.
+
+			// It ended (here: failed): nothing waits, and the next upkeep folds.
+			await client.query("update knowledge_documents set status = 'FAILED', failure_reason = 'test' where id = 'doc_upkeep_waiting'");
+			upkeep.documentReady(source);
 			await upkeep.settled();
 			expect(upkeep.statistics).toEqual({ runs: 2, failures: 0 });
 			expect(await current("lexicon")).not.toBe(before.lexicon);
@@ -155,6 +167,7 @@ describe("index files kept current by ingestion", () => {
 			const [top] = await search(platform, workspace.apiKey, sourceId, { query: "orrery clockwork", topK: 1 });
 			expect(top.filename).toBe("six.txt");
 		} finally {
+			await client.end();
 			await upkeep.close();
 		}
 	}, 180_000);

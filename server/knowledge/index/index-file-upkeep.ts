@@ -16,47 +16,37 @@ export interface IndexFileUpkeepSettings {
 	vectorMinChunks: number;
 	/** Chunks of new documents below which the files are left as they are (the searching processes absorb fewer in memory). */
 	foldChunks: number;
-	/** How long after a source's last READY document its files are folded if none of its documents is waiting. */
+	/** How long after a source's last READY document its files are brought up to date, if none of its documents is waiting then. */
 	quietMs: number;
-	/** While an ingestion goes on, the share of what the files hold that new documents must reach for a fold. */
-	growth: number;
 }
 
 /**
- * While an ingestion grows a source by less than half what its files hold, they are left as they
- * are: a lexicon fold copies the whole file, so folding at every foldChunks would copy a source
- * growing to a million chunks hundreds of times, and folding as it grows by half copies each chunk
- * about three times.
- */
-export const UPKEEP_GROWTH = 0.5;
-
-/**
- * A source whose ingestion has ended (no document waiting this long after its last READY one) is
- * folded whatever its growth: the first search after an ingestion then opens current files. Long
- * enough that a client uploading in batches, waiting for each, does not get a fold between them.
+ * Long enough that a client uploading in batches, waiting for each, does not get a fold between
+ * them; short beside what a fold of a large source takes.
  */
 export const UPKEEP_QUIET_MS = 5_000;
 
 /**
- * Keeps a large source's index files (its lexicon file, its vector generation) current while its
- * documents are ingested, in the process that ingests them, so that the first search after an
- * ingestion opens files instead of building them from every chunk (minutes at a million chunks)
- * and every process searching the source shares what one built. Called as each document becomes
- * READY; runs at most one upkeep per source at a time, another after it if documents became READY
- * meanwhile, and one more `quietMs` after the source's last READY document. What to write is
- * decided on the builder thread under the source's fold lock (FoldCondition): a first file once
- * the source reaches the file thresholds; a fold once new documents hold foldChunks chunks and
- * `growth` of what the files hold, or, after the quiet time, none of its documents is waiting. A
- * searching process that needs a fold meanwhile waits for this one on the same lock and finds
- * nothing left to fold. Its own builder pool: one thread, so folds never take the threads
- * ingestion embeds on.
+ * Brings a large source's index files (its lexicon file, its vector generation) up to date once an
+ * ingestion into it has ended, in the process that ingested it: so a search that comes after opens
+ * current files instead of building them from every chunk (minutes at a million chunks), and every
+ * process searching the source on this machine shares what one built. `quietMs` after a source's
+ * last READY document, if none of its documents is waiting then (FoldCondition.whenQuiet), a first
+ * file once the source reaches the file thresholds, or a fold once the documents new since hold
+ * foldChunks chunks; decided on a builder thread under the source's fold lock. Not during the
+ * ingestion: a lexicon fold copies and re-inverts the whole file, as long as a build from the rows
+ * at a million chunks, and folding as a source grew by half (measured: three times a build's work
+ * in all) slowed a 1M ingestion from 2.36 to 1.57 MB/s on two cores and made the first search
+ * after it no faster (it then folded what had come since). A search during an ingestion, or right
+ * after it, builds or folds as before; the upkeep, waiting on the same lock, then finds nothing
+ * left to do. Its own builder pool: one thread, never the threads ingestion embeds on.
  */
 export class IndexFileUpkeep {
 	/** Upkeeps run (each may write nothing) and failed; for operators and tests. */
 	readonly statistics = { runs: 0, failures: 0 };
-	private readonly running = new Map<string, { again: boolean; quiet: boolean; done: Promise<void> }>();
 	/** Sources waiting for their quiet time: the timer, and the source to keep then. */
-	private readonly quietTimers = new Map<string, { timer: NodeJS.Timeout; source: UpkeptSource }>();
+	private readonly waiting = new Map<string, { timer: NodeJS.Timeout; source: UpkeptSource }>();
+	private readonly running = new Map<string, { again: boolean; done: Promise<void> }>();
 	private closed = false;
 
 	constructor(
@@ -64,19 +54,19 @@ export class IndexFileUpkeep {
 		private readonly settings: IndexFileUpkeepSettings,
 	) {}
 
+	/** A document of `source` became READY: its upkeep waits for the quiet time again. */
 	documentReady(source: UpkeptSource): void {
 		if (!this.settings.directory || this.closed) return;
-		clearTimeout(this.quietTimers.get(source.id)?.timer);
-		const timer = setTimeout(() => this.quietNow(source.id), this.settings.quietMs);
+		clearTimeout(this.waiting.get(source.id)?.timer);
+		const timer = setTimeout(() => this.keepNow(source.id), this.settings.quietMs);
 		timer.unref();
-		this.quietTimers.set(source.id, { timer, source });
-		this.keep(source, false);
+		this.waiting.set(source.id, { timer, source });
 	}
 
-	/** Settles once no upkeep runs or waits for its quiet time (those waiting run now). */
+	/** Runs the upkeeps waiting for their quiet time now, and settles once none runs. */
 	async settled(): Promise<void> {
 		for (;;) {
-			for (const sourceId of [...this.quietTimers.keys()]) this.quietNow(sourceId);
+			for (const sourceId of [...this.waiting.keys()]) this.keepNow(sourceId);
 			if (this.running.size === 0) return;
 			await Promise.all([...this.running.values()].map((state) => state.done));
 		}
@@ -84,39 +74,31 @@ export class IndexFileUpkeep {
 
 	close(): Promise<void> {
 		this.closed = true;
-		for (const { timer } of this.quietTimers.values()) clearTimeout(timer);
-		this.quietTimers.clear();
+		for (const { timer } of this.waiting.values()) clearTimeout(timer);
+		this.waiting.clear();
 		return this.builders.close();
 	}
 
-	private quietNow(sourceId: string): void {
-		const waiting = this.quietTimers.get(sourceId);
-		if (!waiting) return;
+	private keepNow(sourceId: string): void {
+		const waiting = this.waiting.get(sourceId);
+		if (!waiting || this.closed) return;
 		clearTimeout(waiting.timer);
-		this.quietTimers.delete(sourceId);
-		this.keep(waiting.source, true);
-	}
-
-	private keep(source: UpkeptSource, quiet: boolean): void {
-		if (this.closed) return;
-		const running = this.running.get(source.id);
+		this.waiting.delete(sourceId);
+		const running = this.running.get(sourceId);
 		if (running) {
 			running.again = true;
-			running.quiet ||= quiet;
 			return;
 		}
-		const state = { again: false, quiet, done: Promise.resolve() };
-		state.done = this.keepCurrent(source, this.settings.directory as string, state).finally(() => this.running.delete(source.id));
-		this.running.set(source.id, state);
+		const state = { again: false, done: Promise.resolve() };
+		state.done = this.keepCurrent(waiting.source, this.settings.directory as string, state).finally(() => this.running.delete(sourceId));
+		this.running.set(sourceId, state);
 	}
 
-	private async keepCurrent(source: UpkeptSource, directory: string, state: { again: boolean; quiet: boolean }): Promise<void> {
-		const { lexiconMinChunks, vectorMinChunks, foldChunks, growth } = this.settings;
+	private async keepCurrent(source: UpkeptSource, directory: string, state: { again: boolean }): Promise<void> {
+		const { lexiconMinChunks, vectorMinChunks, foldChunks } = this.settings;
+		const condition = (minChunks: number): FoldCondition => ({ minChunks, minChangedChunks: foldChunks, whenQuiet: true });
 		do {
-			const orWhenQuiet = state.quiet;
-			const condition = (minChunks: number): FoldCondition => ({ minChunks, minChangedChunks: foldChunks, growth, orWhenQuiet });
 			state.again = false;
-			state.quiet = false;
 			try {
 				await this.builders.run(source.workspace, { kind: "lexicon-file", sourceId: source.id, directory, condition: condition(lexiconMinChunks) });
 				if (source.vectorsInChunkRows) {

@@ -232,7 +232,7 @@ export async function foldLexiconFile(
 	const opened = name ? readableLexiconFile(root, sourceId, name) : null;
 	const base = opened ? await SourceLexicon.fromTransfer(opened.transfer) : null;
 	try {
-		if (condition && !(await foldIsDue(client, sourceId, base && { versions: base.versions, chunks: base.size }, condition))) {
+		if (condition && !(await foldIsDue(client, sourceId, base?.versions ?? null, condition))) {
 			return base && name ? { name, chunks: base.size, written: false } : null;
 		}
 		const written = base

@@ -51,31 +51,30 @@ export async function readyDocumentVersions(client: pg.Client, sourceId: string)
  * When a task that writes a source's index files (a lexicon file, a vector generation) may leave
  * them as they are, judged after it takes the source's fold lock, so a generation another process
  * published a moment ago counts: there is none and the source has fewer than `minChunks` READY
- * chunks, or fewer than `minChangedChunks` chunks of new or re-ingested documents since the current
- * one, or fewer than `growth` times the chunks it holds, unless `orWhenQuiet` and no document of
- * the source is waiting (PENDING or PROCESSING: an ingestion has ended, and the first search after
- * it should find the files current). Without it the task always writes.
+ * chunks, or there is one and documents new or re-ingested since hold fewer than
+ * `minChangedChunks` chunks; or, with `whenQuiet`, a document of the source is still waiting to be
+ * ingested (queued PENDING, or PROCESSING). Without it the task always writes.
  */
 export interface FoldCondition {
 	minChunks: number;
 	minChangedChunks: number;
-	growth?: number;
-	orWhenQuiet?: boolean;
+	whenQuiet?: boolean;
 }
 
-/** What `condition` says of a source whose current generation holds `held` (document versions) and `heldChunks`, or of one with none. */
-export async function foldIsDue(client: pg.Client, sourceId: string, held: { versions: DocumentVersions; chunks: number } | null, condition: FoldCondition): Promise<boolean> {
+/** What `condition` says of a source whose current generation holds `held` (document versions), or of one with none. */
+export async function foldIsDue(client: pg.Client, sourceId: string, held: DocumentVersions | null, condition: FoldCondition): Promise<boolean> {
+	if (condition.whenQuiet) {
+		// A document created for a presigned upload that never came is not waiting: it has no bytes and no job.
+		const { rows } = await client.query<{ waiting: boolean }>(
+			`select exists (select 1 from knowledge_documents where source_id = $1
+			   and (status = 'PROCESSING' or (status = 'PENDING' and uploaded_at is not null))) as waiting`,
+			[sourceId],
+		);
+		if (rows[0]?.waiting) return false;
+	}
 	const { rows } = await client.query<{ id: string; version: string; chunk_count: number | null }>(readyVersionsSql("$1"), [sourceId]);
 	if (!held) return rows.reduce((sum, row) => sum + Number(row.chunk_count ?? 0), 0) >= condition.minChunks;
-	const changed = rows.reduce((sum, row) => (held.versions.get(row.id) === row.version ? sum : sum + Number(row.chunk_count ?? 0)), 0);
-	if (changed < condition.minChangedChunks) return false;
-	if (changed >= (condition.growth ?? 0) * held.chunks) return true;
-	if (!condition.orWhenQuiet) return false;
-	const { rows: waiting } = await client.query<{ waiting: boolean }>(
-		"select exists (select 1 from knowledge_documents where source_id = $1 and status in ('PENDING', 'PROCESSING')) as waiting",
-		[sourceId],
-	);
-	return !waiting[0]?.waiting;
+	return rows.reduce((sum, row) => (held.get(row.id) === row.version ? sum : sum + Number(row.chunk_count ?? 0)), 0) >= condition.minChangedChunks;
 }
 
 /**

@@ -58,7 +58,7 @@ export async function buildVectorIndex(
 	const base = current && (current.graph || !options.graph) ? current : null;
 	if (options.condition) {
 		const versions = base ? unpackStrings(base.versions) : [];
-		const held = base && { versions: new Map(unpackStrings(base.documentIds).map((id, position) => [id, versions[position]])), chunks: base.count };
+		const held = base && new Map(unpackStrings(base.documentIds).map((id, position) => [id, versions[position]]));
 		if (!(await foldIsDue(client, sourceId, held, options.condition))) return base;
 	}
 	let dimensions = base?.dimensions ?? 0;

@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { DatabaseNotifications } from "../../db/notifications";
 import { IndexBuilderPool } from "../index/index-builder-pool";
-import { IndexFileUpkeep, UPKEEP_GROWTH, UPKEEP_QUIET_MS } from "../index/index-file-upkeep";
+import { IndexFileUpkeep, UPKEEP_QUIET_MS } from "../index/index-file-upkeep";
 import { DEFAULT_LEXICON_FILE_SETTINGS, LexicalIndexCache } from "../index/lexical-index";
 import { SearchMemoryBudget } from "../index/search-memory-budget";
 import { DEFAULT_KNOWLEDGE_OPTIONS } from "../options";
@@ -19,7 +19,7 @@ export interface KnowledgeSearchCaches {
 	readonly budget: SearchMemoryBudget;
 	/** Warms search's code after the first search of a large source (search-warm-up.ts). */
 	readonly warmUp: SearchWarmUp;
-	/** Keeps large sources' index files current as their documents are ingested in this process (index-file-upkeep.ts). */
+	/** Brings large sources' index files up to date once an ingestion in this process has ended (index-file-upkeep.ts). */
 	readonly upkeep: IndexFileUpkeep;
 	close(): Promise<void>;
 }
@@ -67,7 +67,6 @@ export function createKnowledgeSearchCaches(
 		vectorMinChunks: vectorIndex.minChunks,
 		foldChunks: Math.max(lexiconFiles.foldChunks, vectorIndex.foldChunks),
 		quietMs: UPKEEP_QUIET_MS,
-		growth: UPKEEP_GROWTH,
 	});
 	return {
 		lexical: new LexicalIndexCache(notifications, builders, budget, "lexical:", lexiconFiles),
