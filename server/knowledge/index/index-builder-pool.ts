@@ -12,11 +12,10 @@ import type { VectorIndexTransfer } from "./vector-index-files";
  */
 export type BuildTask =
 	/**
-	 * A whole source's lexicon, or some documents' (a delta). A whole source of `saveFrom` chunks or
-	 * more is written to a lexicon file in `saveTo` and comes back in pieces (its postings and pairs
-	 * left in the file, lexicon-pieces.ts).
+	 * A whole source's lexicon in memory (a source under the file threshold, or with no index
+	 * directory: larger ones are built into a file, `lexicon-file`), or some documents' (a delta).
 	 */
-	| { kind: "lexicon"; sourceId: string; documentIds?: string[]; saveTo?: string; saveFrom?: number }
+	| { kind: "lexicon"; sourceId: string; documentIds?: string[] }
 	/** Reads the source's current lexicon file (or generation `name`) in pieces, if there is one (nothing from PostgreSQL). */
 	| { kind: "open-lexicon"; sourceId: string; directory: string; name?: string }
 	/**
@@ -41,7 +40,7 @@ export type BuildTask =
 	| { kind: "release-buffers"; buffers: ArrayBuffer[] };
 
 export interface BuildResults {
-	lexicon: LexiconTransfer & { saved?: boolean };
+	lexicon: LexiconTransfer;
 	"open-lexicon": LexiconTransfer | null;
 	"lexicon-file": { name: string; chunks: number; written: boolean } | null;
 	matrix: MatrixTransfer;

@@ -14,7 +14,7 @@ import { lowerSessionPriority } from "../../db/background-sessions";
 import { runAsBackgroundThread } from "../../shared/background-priority";
 import type { BuilderThreadData, BuildReply, BuildRequest, BuildTask } from "./index-builder-pool";
 import { invertLexicon, type LexicalChunkRow, lexicalChunkRowsSql, SourceLexicon } from "./lexical-index";
-import { buildLexiconFile, foldLexiconFile } from "./lexicon-build";
+import { foldLexiconFile } from "./lexicon-build";
 import { readLexiconFile } from "./lexicon-files";
 import { type GraphRequest, GraphViews } from "./graph-views";
 import { releaseBuffers } from "./release-memory";
@@ -92,24 +92,9 @@ async function run(task: BuildTask): Promise<{ result: unknown; buffers: ArrayBu
 				const countChunks = async (connection: pg.Client) => {
 					expected = await readyChunkCount(connection, parameters);
 				};
-				const pages = pagesOf<LexicalChunkRow>(client, lexicalChunkRowsSql(task.documentIds ? "some" : "all"), parameters, countChunks);
-				// The first page comes after the count: whether the source gets a file is known before its rows are held.
-				const first = await pages.next();
-				async function* rows() {
-					if (!first.done) yield first.value;
-					yield* pages;
-				}
-				const saveTo = !task.documentIds && expected >= (task.saveFrom ?? 0) ? task.saveTo : undefined;
-				if (saveTo) {
-					// Built into the file with bounded memory, then handed over in pieces: the postings and pairs stay in the file, not in the API's memory.
-					const { name } = await buildLexiconFile(saveTo, task.sourceId, rows());
-					const opened = readLexiconFile(saveTo, task.sourceId, { name, inPieces: true });
-					if (!opened) throw new Error("A lexicon file just written could not be read back");
-					return { result: { ...opened.transfer, saved: true }, buffers: opened.buffers };
-				}
 				const lexicon = new SourceLexicon();
 				let reserved = false;
-				for await (const page of rows()) {
+				for await (const page of pagesOf<LexicalChunkRow>(client, lexicalChunkRowsSql(task.documentIds ? "some" : "all"), parameters, countChunks)) {
 					lexicon.addRows(page);
 					// Sized once, from the first page's pairs per chunk: the pairs are not copied while they grow.
 					if (!reserved) lexicon.reserveFor(expected);
