@@ -72,9 +72,16 @@ export async function foldIsDue(client: pg.Client, sourceId: string, held: Docum
 		);
 		if (rows[0]?.waiting) return false;
 	}
-	const { rows } = await client.query<{ id: string; version: string; chunk_count: number | null }>(readyVersionsSql("$1"), [sourceId]);
-	if (!held) return rows.reduce((sum, row) => sum + Number(row.chunk_count ?? 0), 0) >= condition.minChunks;
-	return rows.reduce((sum, row) => (held.get(row.id) === row.version ? sum : sum + Number(row.chunk_count ?? 0)), 0) >= condition.minChangedChunks;
+	const { rows } = await client.query<ReadyDocumentRow>(readyVersionsSql("$1"), [sourceId]);
+	return held ? chunksChangedSince(held, rows) >= condition.minChangedChunks : chunksChangedSince(new Map(), rows) >= condition.minChunks;
+}
+
+/** A row of readyVersionsSql: a READY document, its version and its chunks. */
+type ReadyDocumentRow = { id: string; version: string; chunk_count: number | null };
+
+/** The chunks of READY documents (`rows`) new or at another version than in `held`: what a refresh would have to read. */
+function chunksChangedSince(held: DocumentVersions, rows: ReadyDocumentRow[]): number {
+	return rows.reduce((sum, row) => (held.get(row.id) === row.version ? sum : sum + Number(row.chunk_count ?? 0)), 0);
 }
 
 /**
@@ -257,13 +264,12 @@ export abstract class SourceChunkCache<T extends CachedSource> {
 
 	/** `value` brought up to date with the database, or a structure rebuilt from it when the change is too large to absorb. */
 	private async refresh(em: EntityManager, source: SourceRef, value: T): Promise<T> {
-		const rows: { id: string; version: string; chunk_count: number | null }[] = await em.getConnection().execute(readyVersionsSql("?"), [source.id]);
+		const rows: ReadyDocumentRow[] = await em.getConnection().execute(readyVersionsSql("?"), [source.id]);
 		const now = new Map(rows.map((row) => [row.id, row.version]));
 		const { removed, changed } = versionChanges(value.versions, now);
 		this.statistics.refreshes++;
 		if (removed.length === 0 && changed.length === 0) return value;
-		const chunksOf = new Map(rows.map((row) => [row.id, Number(row.chunk_count ?? 0)]));
-		if (changed.reduce((sum, documentId) => sum + (chunksOf.get(documentId) ?? 0), 0) >= REBUILD_CHANGED_CHUNKS) {
+		if (chunksChangedSince(value.versions, rows) >= REBUILD_CHANGED_CHUNKS) {
 			this.statistics.rebuilds++;
 			// Files another process had just folded are taken as they are (FoldCondition), then caught up as a restart's.
 			const rebuilt = await this.loadAll(em, source, { fromDatabase: true });

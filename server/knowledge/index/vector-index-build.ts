@@ -56,9 +56,10 @@ export async function buildVectorIndex(
 	const current = baseName ? readMeta(directory, baseName) : null;
 	// A generation without the graph this one needs starts over (a generation written before column runs keeps its keys).
 	const base = current && (current.graph || !options.graph) ? current : null;
+	const baseDocuments = base ? unpackStrings(base.documentIds) : [];
+	const baseVersions = base ? unpackStrings(base.versions) : [];
 	if (options.condition) {
-		const versions = base ? unpackStrings(base.versions) : [];
-		const held = base && new Map(unpackStrings(base.documentIds).map((id, position) => [id, versions[position]]));
+		const held = base && new Map(baseDocuments.map((id, position) => [id, baseVersions[position]]));
 		if (!(await foldIsDue(client, sourceId, held, options.condition))) return base;
 	}
 	let dimensions = base?.dimensions ?? 0;
@@ -69,8 +70,6 @@ export async function buildVectorIndex(
 	}
 	const chunkIds = base ? unpackStrings(readMetaChunkIds(directory, base.name)) : [];
 	const documentOfKey: number[] = base ? Array.from(base.documentOfKey) : [];
-	const baseDocuments = base ? unpackStrings(base.documentIds) : [];
-	const baseVersions = base ? unpackStrings(base.versions) : [];
 	const name = newGenerationName(baseName);
 	const segment: VectorSegment = { file: `${name}.f32`, from: base?.count ?? 0, to: base?.count ?? 0 };
 
