@@ -1,6 +1,6 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { setPriority } from "node:os";
-import { BACKGROUND_NICENESS } from "../shared/background-priority";
+import { BACKGROUND_NICENESS, lowerSessionGroup } from "../shared/background-priority";
 
 /** What a session's connection exposes here: pg's Client, as the ORM's pool and the index builders hold it. */
 interface SessionClient {
@@ -35,28 +35,11 @@ export async function lowerSessionPriority(client: SessionClient): Promise<void>
 		const title = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
 		if (!title.startsWith("postgres:") || !title.includes(`(${localPort})`)) return;
 		setPriority(pid, BACKGROUND_NICENESS);
+		// Every backend leads a session of its own: its niceness alone would weigh only against itself
+		// (seen: a slow `/healthz` with the API's thread waiting 210 ms behind a backend already at nice 10).
 		lowerSessionGroup(pid);
 	} catch {
 		// Best effort: the statements run at normal priority.
-	}
-}
-
-/**
- * Where the kernel schedules by session first (Linux's autogroups, on by default on many systems), a
- * process's niceness weighs only against the processes of its own session, and every PostgreSQL
- * backend leads a session of its own: it then shares the cores equally with the API's whole
- * session, whatever its niceness (seen: a slow `/healthz` with the API's thread waiting 210 ms
- * behind a backend already at nice 10). The group's niceness is what weighs against the API's; it
- * is lowered only for a backend alone in its session, so no other process's share changes.
- */
-function lowerSessionGroup(pid: number): void {
-	const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-	const session = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
-	if (session !== pid) return;
-	try {
-		writeFileSync(`/proc/${pid}/autogroup`, String(BACKGROUND_NICENESS));
-	} catch {
-		// A kernel without autogroups, or a refusal: the niceness above is what there is.
 	}
 }
 

@@ -25,7 +25,8 @@ const HEALTHY_RUN_MS = 60_000;
  * A worker that exits on its own is started again after a growing delay. It stops when the server
  * asks, finishing its jobs first, and on its own when the server dies: it watches the IPC channel
  * to this process (server/worker.ts). It runs at background priority, all its threads
- * (shared/background-priority.ts): requests to this server take the cores first.
+ * (shared/background-priority.ts), in a session of its own whose scheduling group is lowered too:
+ * requests to this server take the cores first.
  */
 export class WorkerProcess {
 	private child: ChildProcess | undefined;
@@ -47,6 +48,12 @@ export class WorkerProcess {
 			env: { ...process.env, ...this.options.environment },
 			// Its log lines go where the server's go; the channel tells it when the server is gone.
 			stdio: ["ignore", "inherit", "inherit", "ipc"],
+			// A session of its own, whose scheduling group it lowers (runAsBackgroundProcess): where Linux
+			// shares the cores between sessions first, a worker in the server's session made the server's
+			// group busy, and the API's thread, waking for a request, waited its group's turn behind other
+			// groups (the database's sessions, other programs). It still stops with the server: a terminal's
+			// Ctrl-C reaches the server, which stops it, and a server that dies closes the channel.
+			detached: true,
 		});
 		this.child = child;
 		// The channel only watches for the server's death: it must not keep this process alive.

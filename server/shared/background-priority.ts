@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";
 
 /** The niceness of background work: the kernel gives a thread at nice 0 about nine times its share. */
@@ -30,6 +30,27 @@ export function runAsBackgroundThread(): number {
 export function runAsBackgroundProcess(): void {
 	const threads = process.platform === "linux" ? readdirSync("/proc/self/task").map(Number) : [0];
 	for (const thread of threads) lowerThread(thread);
+	if (process.platform === "linux") lowerSessionGroup(process.pid);
+}
+
+/**
+ * Where the kernel schedules by session first (Linux's autogroups, on by default on many systems),
+ * a process's niceness weighs only against the processes of its own session, and the session's
+ * group shares the cores with every other group by the group's niceness. So a background process
+ * that leads a session of its own (a PostgreSQL backend; the ingestion worker, which the server
+ * starts in one: jobs/worker-process.ts) lowers its group too. Only a group the process leads is
+ * changed, so no other process's share moves. Best effort: a kernel without autogroups, or a
+ * refusal, leaves the group as it was.
+ */
+export function lowerSessionGroup(pid: number): void {
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+		const session = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
+		if (session !== pid) return;
+		writeFileSync(`/proc/${pid}/autogroup`, String(BACKGROUND_NICENESS));
+	} catch {
+		// The niceness of the threads is what there is.
+	}
 }
 
 /** Sets a thread (by id; 0: the caller) to background priority; a refusal leaves it as it was. */

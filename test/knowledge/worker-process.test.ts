@@ -41,6 +41,12 @@ function autogroupNiceness(pid: number): number | null {
 	return Number(/nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, "utf8"))?.[1]);
 }
 
+/** The session a process belongs to (field 6 of /proc/<pid>/stat). */
+function sessionOf(pid: number): number {
+	const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+	return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
+}
+
 /** The niceness of each client session's backend process on this database, by the session's application_name. */
 async function sessionNiceness(databaseUrl: string): Promise<{ applicationName: string; niceness: number; groupNiceness: number | null }[]> {
 	const client = new pg.Client({ connectionString: databaseUrl });
@@ -198,6 +204,14 @@ describe("npm start's ingestion worker process (KNOWLEDGE_WORKER=process, the de
 		if (autogroupNiceness(process.pid) !== null) {
 			expect(new Set(workerSessions.map((session) => session.groupNiceness))).toEqual(new Set([BACKGROUND_NICENESS]));
 			expect(new Set(serverSessions.map((session) => session.groupNiceness))).toEqual(new Set([0]));
+		}
+		// The worker leads a session of its own, so its work does not count against the group the API's thread
+		// wakes in; where the kernel groups by session, that group is lowered, the server's is not.
+		expect(sessionOf(first)).toBe(first);
+		expect(sessionOf(server.child.pid as number)).not.toBe(first);
+		if (autogroupNiceness(process.pid) !== null) {
+			expect(autogroupNiceness(first)).toBe(BACKGROUND_NICENESS);
+			expect(autogroupNiceness(server.child.pid as number)).toBe(autogroupNiceness(process.pid));
 		}
 
 		// Killed outright (out of memory, say): the server stays up and starts another.
