@@ -23,7 +23,8 @@
  * 2 GB and takes most of an hour on a 2-core machine). The server runs with the default settings
  * (KNOWLEDGE_SEARCH_MEMORY_MB and the rest, from this process's environment) except the rate
  * limit (off) and the storage allowance (raised to hold the corpus).
- * BENCH_SERVER_NODE_FLAGS adds flags to the server's node (diagnostics: `--trace-gc` prints to stderr).
+ * The server's node gets the flags `npm start` gives it (package.json's config.serverNodeFlags);
+ * BENCH_SERVER_NODE_FLAGS adds others (diagnostics: `--trace-gc` prints to stderr).
  * Ingestion runs as `npm start` runs it by default: in the worker process the server starts beside
  * itself (KNOWLEDGE_WORKER=process); its peak RSS during the ingestion is reported too.
  * BENCH_KNOWLEDGE_WORKER=inline runs it in the server's own process instead (KNOWLEDGE_WORKER=inline).
@@ -120,8 +121,11 @@ async function freePort(): Promise<number> {
 	});
 }
 
+const startConfig = (JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8")) as { config?: { glibcTunables?: string; serverNodeFlags?: string } }).config;
 /** The memory settings `npm start` gives the server's process (package.json's config.glibcTunables), unless this process's environment has its own. */
-const startTunables = (JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8")) as { config?: { glibcTunables?: string } }).config?.glibcTunables;
+const startTunables = startConfig?.glibcTunables;
+/** The node flags `npm start` gives the server (package.json's config.serverNodeFlags: its heap's settings). */
+const startNodeFlags = (startConfig?.serverNodeFlags ?? "").split(" ").filter(Boolean);
 
 const serverEnvironment = (port: number) => ({
 	...(startTunables ? { GLIBC_TUNABLES: startTunables } : {}),
@@ -148,7 +152,7 @@ async function startServer(): Promise<RunningServer> {
 	const port = await freePort();
 	// BENCH_SERVER_NODE_FLAGS: extra flags for the server's node (diagnostics such as --trace-gc, whose output goes to this process's stderr).
 	const extraFlags = (process.env.BENCH_SERVER_NODE_FLAGS ?? "").split(" ").filter(Boolean);
-	const child = spawn(process.execPath, [...extraFlags, "--enable-source-maps", "dist/bench-scale/main.js"], {
+	const child = spawn(process.execPath, [...extraFlags, "--enable-source-maps", ...startNodeFlags, "dist/bench-scale/main.js"], {
 		env: serverEnvironment(port),
 		stdio: ["ignore", extraFlags.length > 0 ? process.stderr : "ignore", "inherit"],
 		detached: OWN_SESSIONS,
@@ -321,7 +325,7 @@ await buildBundles({ main, worker, parser, "index-builder": indexBuilder, "body-
 // Recorded before the run, so the load average is the one the run started under.
 const machine = await calibrateMachine(database.url);
 log(describeCalibration(machine));
-const run = describeRun({ stages: STAGES, queries: QUERIES, documentBytes: DOCUMENT_BYTES, vocabulary: VOCABULARY, uploadsInFlight: UPLOADS_IN_FLIGHT, searchMemoryMb: process.env.KNOWLEDGE_SEARCH_MEMORY_MB ?? "default", knowledgeWorker: INLINE_WORKER ? "inline" : "process", sessions: OWN_SESSIONS ? "own" : "shared", glibcTunables: process.env.GLIBC_TUNABLES ?? startTunables ?? null });
+const run = describeRun({ stages: STAGES, queries: QUERIES, documentBytes: DOCUMENT_BYTES, vocabulary: VOCABULARY, uploadsInFlight: UPLOADS_IN_FLIGHT, searchMemoryMb: process.env.KNOWLEDGE_SEARCH_MEMORY_MB ?? "default", knowledgeWorker: INLINE_WORKER ? "inline" : "process", sessions: OWN_SESSIONS ? "own" : "shared", glibcTunables: process.env.GLIBC_TUNABLES ?? startTunables ?? null, serverNodeFlags: startNodeFlags.join(" ") });
 let server: RunningServer | undefined;
 const health = watchHealth();
 const rows: Record<string, unknown>[] = [];
