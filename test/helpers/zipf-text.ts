@@ -20,14 +20,33 @@ export function seededRandom(seed: number): () => number {
 	};
 }
 
-/** Draws word ranks (0 = most common) of a `vocabulary`-word Zipf law with `random`. */
+/**
+ * Draws word ranks (0 = most common) of a `vocabulary`-word Zipf law with `random`: the smallest
+ * rank whose cumulative weight reaches the draw. A guide table (the first rank of each of 65,536
+ * equal slices of the total weight) narrows the search to the draw's slice, which gives the same
+ * rank as a search of the whole table, in a few steps instead of sixteen (a benchmark's client
+ * draws millions of words).
+ */
 export function zipfRanks(vocabulary: number): (random: () => number) => number {
 	const cumulative = new Float64Array(vocabulary);
 	for (let rank = 0, sum = 0; rank < vocabulary; rank++) cumulative[rank] = sum += 1 / (rank + 1);
+	const total = cumulative[vocabulary - 1];
+	const slices = 65_536;
+	const firstOfSlice = new Int32Array(slices + 1);
+	for (let slice = 0, rank = 0; slice <= slices; slice++) {
+		while (rank < vocabulary - 1 && cumulative[rank] < (slice * total) / slices) rank++;
+		firstOfSlice[slice] = rank;
+	}
 	return (random) => {
-		const target = random() * cumulative[vocabulary - 1];
-		let low = 0;
-		let high = vocabulary - 1;
+		const target = random() * total;
+		const slice = Math.min(slices - 1, Math.floor((target * slices) / total));
+		let low = firstOfSlice[slice];
+		let high = firstOfSlice[slice + 1];
+		// Rounding at a slice's edge: the whole table, as before.
+		if ((low > 0 && cumulative[low - 1] >= target) || cumulative[high] < target) {
+			low = 0;
+			high = vocabulary - 1;
+		}
 		while (low < high) {
 			const middle = (low + high) >> 1;
 			if (cumulative[middle] < target) low = middle + 1;
