@@ -25,14 +25,15 @@ function freePort(): Promise<number> {
 	});
 }
 
+/** The fields of a /proc stat file after the command's name (which may hold spaces): field 3 (the state) first. */
+function statFields(path: string): string[] {
+	const stat = readFileSync(path, "utf8");
+	return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
 /** Each thread's niceness (Linux keeps one per thread: field 19 of /proc/<pid>/task/<tid>/stat). */
 function threadNiceness(pid: number): Map<number, number> {
-	return new Map(
-		readdirSync(`/proc/${pid}/task`).map((thread) => {
-			const stat = readFileSync(`/proc/${pid}/task/${thread}/stat`, "utf8");
-			return [Number(thread), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16])];
-		}),
-	);
+	return new Map(readdirSync(`/proc/${pid}/task`).map((thread) => [Number(thread), Number(statFields(`/proc/${pid}/task/${thread}/stat`)[16])]));
 }
 
 /** The niceness of a process's scheduling group where the kernel groups processes by session (autogroups, when enabled), else null. */
@@ -43,8 +44,7 @@ function autogroupNiceness(pid: number): number | null {
 
 /** The session a process belongs to (field 6 of /proc/<pid>/stat). */
 function sessionOf(pid: number): number {
-	const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-	return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
+	return Number(statFields(`/proc/${pid}/stat`)[3]);
 }
 
 /** The niceness of each client session's backend process on this database, by the session's application_name. */
@@ -64,8 +64,7 @@ async function sessionNiceness(databaseUrl: string): Promise<{ applicationName: 
 /** Running, not a zombie waiting for a parent that may never reap it (an orphan's new parent here). */
 function isAlive(pid: number): boolean {
 	try {
-		const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-		return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+		return statFields(`/proc/${pid}/stat`)[0] !== "Z";
 	} catch {
 		return false;
 	}
