@@ -23,7 +23,7 @@ async function main() {
 	});
 	if (database.embedded) logger.info("embedded PostgreSQL started", { dataDirectory: config.dataDirectory });
 	// Started before the server, so that it boots while the server does, not during the server's first requests;
-	// the database is migrated first, as two processes migrating a new database at once would race.
+	// the database is migrated first, so the worker finds it done instead of waiting on the migration lock.
 	if (config.workerProcess) await migrateDatabase(database.url);
 	const worker = config.workerProcess
 		? WorkerProcess.start({

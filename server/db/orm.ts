@@ -3,8 +3,11 @@ import { Migrator } from "@mikro-orm/migrations";
 import { lowerSessionPriority, WORKER_APPLICATION_NAME } from "./background-sessions";
 import { ENTITY_SCHEMAS } from "./entities";
 import { MIGRATIONS } from "./migrations";
+import type { PooledClient } from "./raw-connection";
 
 export type Orm = MikroORM;
+
+const MIGRATION_LOCK = "platform-schema-migrations";
 
 /** `backgroundSessions`: every pooled session is background work (the ingestion worker's), lowered where it can be (background-sessions.ts). */
 export function ormOptions(clientUrl: string, options: { backgroundSessions?: boolean } = {}) {
@@ -37,6 +40,35 @@ export async function migrateDatabase(clientUrl: string): Promise<void> {
 
 export async function openDatabase(clientUrl: string, options: { migrate?: boolean; backgroundSessions?: boolean } = {}): Promise<Orm> {
 	const orm = await MikroORM.init(ormOptions(clientUrl, { backgroundSessions: options.backgroundSessions }));
-	if (options.migrate !== false) await orm.getMigrator().up();
+	if (options.migrate !== false) {
+		try {
+			await migrateOneAtATime(orm);
+		} catch (error) {
+			await orm.close();
+			throw error;
+		}
+	}
 	return orm;
+}
+
+/**
+ * Runs the pending migrations while holding a session-level advisory lock on a connection of the
+ * ORM's pool. Instances started together on a new database (a deployment's replicas, a server and
+ * its worker) each run the migrator; without the lock two of them applied the same migration at
+ * once and the loser's start failed on "relation already exists" or the migrations table's key.
+ * The one that waited finds nothing pending. The lock goes with its session if the process dies.
+ */
+async function migrateOneAtATime(orm: Orm): Promise<void> {
+	const client = orm.em.getKnex().client as PooledClient;
+	const connection = await client.acquireConnection();
+	try {
+		await connection.query("select pg_advisory_lock(hashtext($1))", [MIGRATION_LOCK]);
+		try {
+			await orm.getMigrator().up();
+		} finally {
+			await connection.query("select pg_advisory_unlock(hashtext($1))", [MIGRATION_LOCK]);
+		}
+	} finally {
+		await client.releaseConnection(connection);
+	}
 }

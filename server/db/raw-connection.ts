@@ -15,7 +15,7 @@ export async function rawConnection(tx: EntityManager): Promise<RawConnection> {
 	return (await context.client.acquireConnection()) as RawConnection;
 }
 
-interface PooledClient {
+export interface PooledClient {
 	acquireConnection(): Promise<RawConnection>;
 	releaseConnection(connection: RawConnection): Promise<unknown>;
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MikroORM } from "@mikro-orm/postgresql";
-import { ormOptions } from "../../server/db/orm";
+import { openDatabase, ormOptions } from "../../server/db/orm";
 import { createTestDatabase } from "../helpers/database";
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -78,5 +78,25 @@ describe("migrations", () => {
 		expect(await tables()).toEqual([]);
 		await orm.getMigrator().up();
 		expect(await tables()).toEqual(expect.arrayContaining(DOMAIN_TABLES));
+	});
+
+	it("run one instance at a time when several start together on a new database (each starts, the schema applied once)", async () => {
+		const fresh = await createTestDatabase();
+		try {
+			// Four instances starting at once, as a deployment's replicas and their workers do on a first start.
+			const started = await Promise.allSettled([1, 2, 3, 4].map(() => openDatabase(fresh.url)));
+			for (const outcome of started) if (outcome.status === "fulfilled") await outcome.value.close();
+			expect(started.map((outcome) => (outcome.status === "rejected" ? String(outcome.reason) : "started"))).toEqual(["started", "started", "started", "started"]);
+			const check = await MikroORM.init(ormOptions(fresh.url));
+			try {
+				const applied: { name: string; count: string }[] = await check.em.getConnection().execute("select name, count(*) from mikro_orm_migrations group by name having count(*) > 1");
+				expect(applied).toEqual([]);
+				expect(await check.getMigrator().getPendingMigrations()).toEqual([]);
+			} finally {
+				await check.close();
+			}
+		} finally {
+			await fresh.drop();
+		}
 	});
 });
