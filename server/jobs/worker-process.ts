@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { lowerStartedProcess } from "../shared/background-priority";
 import type { Logger } from "../shared/logger";
 
 export interface WorkerProcessOptions {
@@ -25,8 +26,8 @@ const HEALTHY_RUN_MS = 60_000;
  * A worker that exits on its own is started again after a growing delay. It stops when the server
  * asks, finishing its jobs first, and on its own when the server dies: it watches the IPC channel
  * to this process (server/worker.ts). It runs at background priority, all its threads
- * (shared/background-priority.ts), in a session of its own whose scheduling group is lowered too:
- * requests to this server take the cores first.
+ * (shared/background-priority.ts), in a session of its own whose scheduling group is lowered too,
+ * from the moment it exists (lowerStartedProcess): requests to this server take the cores first.
  */
 export class WorkerProcess {
 	private child: ChildProcess | undefined;
@@ -48,7 +49,7 @@ export class WorkerProcess {
 			env: { ...process.env, ...this.options.environment },
 			// Its log lines go where the server's go; the channel tells it when the server is gone.
 			stdio: ["ignore", "inherit", "inherit", "ipc"],
-			// A session of its own, whose scheduling group it lowers (runAsBackgroundProcess): where Linux
+			// A session of its own, whose scheduling group is lowered at once (lowerStartedProcess): where Linux
 			// shares the cores between sessions first, a worker in the server's session made the server's
 			// group busy, and the API's thread, waking for a request, waited its group's turn behind other
 			// groups (the database's sessions, other programs). It still stops with the server: a terminal's
@@ -56,6 +57,7 @@ export class WorkerProcess {
 			detached: true,
 		});
 		this.child = child;
+		if (child.pid !== undefined) lowerStartedProcess(child.pid);
 		// The channel only watches for the server's death: it must not keep this process alive.
 		child.channel?.unref();
 		child.once("spawn", () => {

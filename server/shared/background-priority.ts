@@ -34,6 +34,20 @@ export function runAsBackgroundProcess(): void {
 }
 
 /**
+ * Lowers a process this one has just started, in a session of its own, to background priority: its
+ * session's group and its main thread, whose niceness the threads Node starts inherit. Called as
+ * soon as the child exists, before its runtime has loaded its code, which runAsBackgroundProcess
+ * (its own first statement) can only do after: loading the worker's bundle took a few hundred
+ * milliseconds of a core at normal priority, in a group of its own weighing as much as the API's,
+ * right when a restarted server answers its first requests. Best effort, as lowerSessionGroup.
+ */
+export function lowerStartedProcess(pid: number): void {
+	if (process.platform !== "linux") return;
+	lowerThread(pid);
+	lowerSessionGroup(pid);
+}
+
+/**
  * Where the kernel schedules by session first (Linux's autogroups, on by default on many systems),
  * a process's niceness weighs only against the processes of its own session, and the session's
  * group shares the cores with every other group by the group's niceness. So a background process

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,7 +11,9 @@ import { WORKER_APPLICATION_NAME } from "../../server/db/background-sessions";
 import { createTestDatabase } from "../helpers/database";
 import { runOperatorCli } from "../helpers/operator-cli";
 import { TEST_EGRESS_ALLOW_HOSTS, TEST_SECRET_KEY } from "../helpers/platform";
+import { WorkerProcess } from "../../server/jobs/worker-process";
 import { BACKGROUND_NICENESS } from "../../server/shared/background-priority";
+import { createLogger } from "../../server/shared/logger";
 
 /** The bundle `npm start` runs (built for the whole run by test/global-setup.ts), started with node so a signal reaches it, not npm. */
 const SERVER_BUNDLE = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
@@ -240,4 +242,33 @@ describe("npm start's ingestion worker process (KNOWLEDGE_WORKER=process, the de
 		await once(killed.child, "exit");
 		await until(() => !isAlive(orphan), 30_000, "the orphaned worker to stop");
 	}, 180_000);
+});
+
+describe("WorkerProcess", () => {
+	it("lowers the process it starts before the process's own code runs: its first statement already finds itself and its session's group at background priority", async () => {
+		const directory = mkdtempSync(join(tmpdir(), "worker-start-"));
+		const report = join(directory, "report.json");
+		// A stand-in for the worker's bundle whose first statement reads its own priority (the real
+		// bundle lowers itself only after a few hundred milliseconds of loading), then waits to be stopped.
+		const script = join(directory, "first-statement.cjs");
+		writeFileSync(
+			script,
+			`const { readFileSync, writeFileSync } = require("node:fs");
+			const niceness = require("node:os").getPriority();
+			let group = null;
+			try { group = Number(/nice (-?\\d+)/.exec(readFileSync("/proc/self/autogroup", "utf8"))[1]); } catch {}
+			writeFileSync(${JSON.stringify(report)}, JSON.stringify({ niceness, group }));
+			setInterval(() => {}, 1000);`,
+		);
+		const worker = WorkerProcess.start({ script, environment: {}, logger: createLogger("error"), stopGraceMs: 5_000 });
+		try {
+			await until(() => existsSync(report) && readFileSync(report, "utf8").length > 0, 30_000, "the started process's report");
+			const { niceness, group } = JSON.parse(readFileSync(report, "utf8")) as { niceness: number; group: number | null };
+			expect(niceness).toBe(BACKGROUND_NICENESS);
+			if (autogroupNiceness(process.pid) !== null) expect(group).toBe(BACKGROUND_NICENESS);
+		} finally {
+			await worker.stop();
+			rmSync(directory, { recursive: true, force: true });
+		}
+	}, 60_000);
 });
