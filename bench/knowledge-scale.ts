@@ -272,6 +272,15 @@ async function threadCpuMs(server: RunningServer): Promise<{ main: [number, numb
 	return { main, others: [total[0] - main[0], total[1] - main[1]] };
 }
 
+/** The positions in `latencies` of its `count` largest values, the largest first. */
+function slowestPositions(latencies: number[], count: number): number[] {
+	return latencies
+		.map((value, position) => ({ value, position }))
+		.sort((a, b) => b.value - a.value)
+		.slice(0, count)
+		.map(({ position }) => position);
+}
+
 /** Processor time per search between two readings of threadCpuMs, in ms (user, system). */
 function cpuPerSearch(before: Awaited<ReturnType<typeof threadCpuMs>>, after: Awaited<ReturnType<typeof threadCpuMs>>, searches: number) {
 	const per = (index: 0 | 1, of: "main" | "others") => round((after[of][index] - before[of][index]) / searches, 2);
@@ -496,10 +505,13 @@ try {
 			searchP50Ms: round(percentile(latencies, 50)),
 			searchP99Ms: round(percentile(latencies, 99)),
 			slowestSearchesMs: [...latencies].sort((a, b) => b - a).slice(0, 5).map((value) => round(value)),
+			// Which of the set they were (0: the first after the first search's builds): a cold start or something that happened later.
+			slowestSearchPositions: slowestPositions(latencies, 5),
 			serverLongestLoopDelayDuringSearchesMs: loopDelayDuringSearches,
 			warmSearchP50Ms: round(percentile(warmLatencies, 50)),
 			warmSearchP99Ms: round(percentile(warmLatencies, 99)),
 			warmSlowestSearchesMs: [...warmLatencies].sort((a, b) => b - a).slice(0, 5).map((value) => round(value)),
+			warmSlowestSearchPositions: slowestPositions(warmLatencies, 5),
 			serverLongestLoopDelayDuringWarmSearchesMs: loopDelayDuringWarmSearches,
 			sustainedSearchP50Ms: round(percentile(sustainedLatencies, 50)),
 			sustainedSearchP99Ms: round(percentile(sustainedLatencies, 99)),
