@@ -33,9 +33,12 @@
  * BENCH_KEEP=<file>: the database and the server's data directory are kept, and what a later
  * server needs to search them (database URL, data directory, API key, source ids) is written to
  * <file>: for profiling the searches of a large source without ingesting it again.
+ * BENCH_TIMELINE=<file>: every search (its phase, when it started in ms since the epoch, how long
+ * it took) and every `/healthz` answer slower than 30 ms, as JSON lines: to set a slow moment
+ * beside what else the machine did then (PostgreSQL's log, a system sampler).
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -66,6 +69,7 @@ const UPLOADS_IN_FLIGHT = 2;
 const SECRET_KEY = "bench-scale-secret-key-0123456789abcdef0123";
 const METRICS_TOKEN = "bench-scale-metrics-token-0123456789";
 const KEEP = process.env.BENCH_KEEP;
+const TIMELINE = process.env.BENCH_TIMELINE;
 const INLINE_WORKER = process.env.BENCH_KNOWLEDGE_WORKER === "inline";
 const PRESIGNED_UPLOADS = process.env.BENCH_UPLOAD === "presigned";
 /**
@@ -306,6 +310,7 @@ function watchHealth() {
 			"-e",
 			`let url;
 			let slowest = 0;
+			const timeline = process.env.BENCH_TIMELINE;
 			let running = true;
 			process.on("message", (message) => {
 				if (message.stop) running = false;
@@ -316,9 +321,12 @@ function watchHealth() {
 			(async () => {
 				while (running) {
 					if (!url) { await new Promise((resolve) => setTimeout(resolve, 50)); continue; }
+					const startedAt = Date.now();
 					const start = performance.now();
 					await fetch(url + "/healthz").then((response) => response.arrayBuffer()).catch(() => undefined);
-					slowest = Math.max(slowest, performance.now() - start);
+					const ms = performance.now() - start;
+					slowest = Math.max(slowest, ms);
+					if (timeline && ms > 30) require("node:fs").appendFileSync(timeline, JSON.stringify({ healthz: true, at: startedAt, ms: Math.round(ms * 10) / 10 }) + "\\n");
 					await new Promise((resolve) => setTimeout(resolve, 20));
 				}
 				if (process.connected) process.disconnect();
@@ -358,6 +366,8 @@ log(describeCalibration(machine));
 const run = describeRun({ stages: STAGES, queries: QUERIES, documentBytes: DOCUMENT_BYTES, vocabulary: VOCABULARY, uploadsInFlight: UPLOADS_IN_FLIGHT, searchMemoryMb: process.env.KNOWLEDGE_SEARCH_MEMORY_MB ?? "default", knowledgeWorker: INLINE_WORKER ? "inline" : "process", sessions: OWN_SESSIONS ? "own" : "shared", glibcTunables: process.env.GLIBC_TUNABLES ?? startTunables ?? null, serverNodeFlags: startNodeFlags.join(" ") });
 let server: RunningServer | undefined;
 const health = watchHealth();
+const timeline: string[] = [];
+let searchPhase = "";
 const rows: Record<string, unknown>[] = [];
 // Children in sessions of their own do not receive this terminal's interrupt: they stop with this process.
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -395,9 +405,12 @@ try {
 	while ((await api("GET", `/knowledge/sources/${floorSourceId}/documents/${floorDocument.id}`)).status !== "READY") await new Promise((resolve) => setTimeout(resolve, 200));
 	if (KEEP) await writeFile(KEEP, `${JSON.stringify({ databaseUrl: database.url, dataDirectory, secretKey: SECRET_KEY, apiKey, sourceId, floorSourceId, queries, warmQueries }, null, 2)}\n`);
 	const searchOnce = async (query: string, source = sourceId) => {
+		const startedAt = Date.now();
 		const start = performance.now();
 		await api("GET", `/knowledge/sources/${source}/search?${new URLSearchParams({ query, topK: "5" })}`);
-		return performance.now() - start;
+		const ms = performance.now() - start;
+		if (TIMELINE) timeline.push(JSON.stringify({ search: searchPhase, at: startedAt, ms: round(ms) }));
+		return ms;
 	};
 	// The presigned flow: the document, the bytes PUT to the URL it names (the server's own, with local-disk storage), then complete.
 	const uploadPresigned = async (filename: string, bytes: Buffer) => {
@@ -457,6 +470,7 @@ try {
 		const state = await progress();
 
 		await longestLoopDelayMs(server);
+		searchPhase = `${target} first after ingestion`;
 		const firstAfterIngestion = await searchOnce(queries[0]);
 		const loopDelayDuringFirstSearch = await longestLoopDelayMs(server);
 		const builds = await indexBuildsSettled(server);
@@ -464,22 +478,26 @@ try {
 		const peakDuringFirstSearchAndBuilds = await takePeakMiB(server);
 		const latencies: number[] = [];
 		await longestLoopDelayMs(server);
+		searchPhase = `${target} first set`;
 		for (const query of queries) latencies.push(await searchOnce(query));
 		const loopDelayDuringSearches = await longestLoopDelayMs(server);
 		// The same again with the server's code warm (the first searches after a start or a build run partly unoptimized).
 		const warmLatencies: number[] = [];
 		const cpuBeforeWarm = await threadCpuMs(server);
+		searchPhase = `${target} warm set`;
 		for (const query of warmQueries) warmLatencies.push(await searchOnce(query));
 		const warmCpu = cpuPerSearch(cpuBeforeWarm, await threadCpuMs(server), warmQueries.length);
 		const loopDelayDuringWarmSearches = await longestLoopDelayMs(server);
 		// Sustained: both sets again, alternately, SUSTAINED_SEARCHES in all. Of 200 searches the p99 is the second
 		// slowest, which one pause falling on two searches sets; of 1,000 it is the tenth.
 		const sustainedLatencies: number[] = [];
+		searchPhase = `${target} sustained`;
 		for (let index = 0; index < SUSTAINED_SEARCHES; index++) {
 			const set = Math.floor(index / QUERIES) % 2 === 0 ? queries : warmQueries;
 			sustainedLatencies.push(await searchOnce(set[index % QUERIES]));
 		}
 		const floorLatencies: number[] = [];
+		searchPhase = `${target} floor`;
 		const cpuBeforeFloor = await threadCpuMs(server);
 		for (const query of warmQueries) floorLatencies.push(await searchOnce(query, floorSourceId));
 		const floorCpu = cpuPerSearch(cpuBeforeFloor, await threadCpuMs(server), warmQueries.length);
@@ -492,6 +510,7 @@ try {
 		server = undefined;
 		server = await startServer();
 		health.watch(server);
+		searchPhase = `${target} first after restart`;
 		const firstAfterRestart = await searchOnce(queries[1]);
 		const healthAfterRestart = await health.take();
 		const memoryAfterRestart = await memoryOf(server);
@@ -550,6 +569,7 @@ try {
 		`${JSON.stringify({ ...run, machine, rows }, null, 2)}\n`,
 	);
 } finally {
+	if (TIMELINE) await appendFile(TIMELINE, timeline.map((line) => `${line}\n`).join(""));
 	await health.stop();
 	if (server) await stopServer(server);
 	await pool.end();
