@@ -1,17 +1,32 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
+import { FileReads, readNow, readOffLoop } from "./positional-reads";
 
 /**
  * Work written as a generator that yields wherever it may pause (between windows of a ranking,
  * between posting lists) and returns its result. The same code runs to the end at once
- * (runToEnd: tests, benchmarks) or in slices of the event loop (runInSlices).
+ * (runToEnd: tests, benchmarks) or in slices of the event loop (runInSlices). A step that needs
+ * bytes of a file yields the reads (FileReads) and finds them made when it goes on: at once
+ * (runToEnd), or off the event loop (runInSlices), so a read the page cache cannot answer holds
+ * no other request; a read that fails is thrown where the step yielded.
  */
-export type Steps<T> = Generator<void, T, void>;
+export type Steps<T> = Generator<void | FileReads, T, void>;
 
 /** Runs `steps` to the end without pausing. */
 export function runToEnd<T>(steps: Steps<T>): T {
+	let step = steps.next();
 	for (;;) {
-		const step = steps.next();
 		if (step.done) return step.value;
+		if (!step.value) {
+			step = steps.next();
+			continue;
+		}
+		try {
+			readNow(step.value);
+		} catch (error) {
+			step = steps.throw(error);
+			continue;
+		}
+		step = steps.next();
 	}
 }
 
@@ -44,17 +59,29 @@ export async function runInSlices<T>(start: () => Steps<T>, options: SliceOption
 		const steps = start();
 		if (restarts === RESTARTS_BEFORE_RUNNING_THROUGH) return runToEnd(steps);
 		let sliceStart = performance.now();
+		let step = steps.next();
 		for (;;) {
-			const step = steps.next();
 			if (step.done) return step.value;
-			if (performance.now() - sliceStart < options.sliceMs) continue;
-			await nextTurn();
+			if (step.value) {
+				const failure = await readOffLoop(step.value).then(
+					() => null,
+					(error: unknown) => ({ error }),
+				);
+				if (failure) {
+					step = steps.throw(failure.error);
+					continue;
+				}
+			} else if (performance.now() - sliceStart < options.sliceMs) {
+				step = steps.next();
+				continue;
+			} else await nextTurn();
 			if (version() !== startedAt) {
 				// Given up: its `finally` blocks run (scratch left as it was found).
 				steps.return(undefined as T);
 				break;
 			}
 			sliceStart = performance.now();
+			step = steps.next();
 		}
 	}
 }

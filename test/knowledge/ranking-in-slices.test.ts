@@ -107,6 +107,21 @@ describe("lexical ranking in slices of the event loop", () => {
 		expect(sliced).toEqual(rankLexically(inPieces, query, 50));
 	});
 
+	it("reads a lexicon in pieces off the event loop: other callbacks run while its lists are read, and it ranks as at once", async () => {
+		// Slices of a second: a ranking in memory never gives the loop back by itself.
+		const query = corpus.query(false);
+		const opened = async () => SourceLexicon.fromTransfer(readLexiconFile(directory, "source", { inPieces: true })!.transfer);
+		const atOnce = rankLexically(await opened(), query, 50);
+		expect(atOnce).toHaveLength(50);
+		const inMemoryRun = await loopTurnsDuring(rankLexicallyInSlices(inMemory, query, 50, DEFAULT_EXPANSION, 1000));
+		expect(inMemoryRun.turns).toBe(0);
+		// In pieces, opened afresh (nothing of it read yet), each read of lists is made on the thread pool, the loop
+		// free meanwhile (a read the page cache misses waits for the disk there).
+		const inPiecesRun = await loopTurnsDuring(rankLexicallyInSlices(await opened(), query, 50, DEFAULT_EXPANSION, 1000));
+		expect(inPiecesRun.result).toEqual(atOnce);
+		expect(inPiecesRun.turns).toBeGreaterThan(0);
+	});
+
 	it("lets other callbacks run between queued rankings, however short each one is", async () => {
 		// Each well within its slice (a small lexicon, slices of a second): none pauses by itself.
 		const small = SourceLexicon.fromRows(rows.slice(0, 300));

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -70,13 +70,7 @@ export function removeOldGenerations(directory: string, used: Iterable<string>):
 }
 
 /** Reads `bytes.length` bytes at `position` of an index file, however many reads it takes; a file shorter than that is an error. */
-export function readFully(descriptor: number, bytes: Uint8Array, position: number): void {
-	for (let read = 0; read < bytes.length; ) {
-		const count = readSync(descriptor, bytes, read, bytes.length - read, position + read);
-		if (count === 0) throw new Error("An index file ended early");
-		read += count;
-	}
-}
+export { readFully } from "../../shared/positional-reads";
 
 /** Writes all of `bytes` at `position` of an index file, however many writes it takes. */
 export function writeFully(descriptor: number, bytes: Uint8Array, position: number): void {

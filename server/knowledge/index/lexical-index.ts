@@ -659,7 +659,7 @@ export class SourceLexicon implements CachedSource {
 		// The scratch is all zero between queries, also after one given up while paused (its `finally`).
 		try {
 			for (const { term, weight } of this.weightedTerms(queryTerms)) {
-				touchedCount = this.addScores(term + 1 < offsets.length ? this.basePostings(term) : NO_POSTINGS, weight, scores, touched, touchedCount);
+				touchedCount = this.addScores(term + 1 < offsets.length ? yield* this.basePostingsSteps(term) : NO_POSTINGS, weight, scores, touched, touchedCount);
 				const recent = this.tail.get(term);
 				if (recent) touchedCount = this.addScores({ slots: recent.slots, frequencies: recent.frequencies, start: 0, end: recent.length }, weight, scores, touched, touchedCount);
 				yield;
@@ -793,10 +793,10 @@ export class SourceLexicon implements CachedSource {
 	}
 
 	/** The base's postings of a term: views of the index's arrays, or read from the file into scratch (valid until the next read). */
-	private basePostings(term: number): PostingRange {
+	private *basePostingsSteps(term: number): Steps<PostingRange> {
 		const start = this.offsets[term];
 		const end = this.offsets[term + 1];
-		return this.pieces ? this.pieces.postings(start, end) : { slots: this.postings, frequencies: this.frequencies, start, end };
+		return this.pieces ? yield* this.pieces.postingsSteps(start, end) : { slots: this.postings, frequencies: this.frequencies, start, end };
 	}
 
 	/** A slot's pairs: in memory, or (a base slot of a lexicon in pieces) read from the file into scratch (valid until the next call). */

@@ -1,6 +1,6 @@
 import { closeSync, openSync } from "node:fs";
+import { FileReads, type PositionalRead, readFully } from "../../shared/positional-reads";
 import { runToEnd, type Steps } from "../../shared/time-slices";
-import { readFully } from "./index-generations";
 import type { DenseColumns } from "./impact-top-k";
 import type { PostingRange } from "./pruned-top-k";
 
@@ -63,9 +63,11 @@ interface ParallelBuffers {
 }
 
 /**
- * Reads of a lexicon file's postings and pairs, positional and synchronous: the file was just
- * written or read (its pages are in the page cache), a read is a copy of a few kilobytes to a few
- * megabytes, and the read buffers are reused because a lexicon's rankings take turns
+ * Reads of a lexicon file's postings and pairs, positional. A ranking's reads of lists and columns
+ * (megabytes at a million chunks) are steps' FileReads: made off the event loop when it runs in
+ * slices, for the page cache may not hold them (a host that pages out idle file cache does so
+ * within a minute) and their buffers' pages may be new. Pairs and chunk ids (a few kilobytes a
+ * hit) are read at once. The read buffers are reused because a lexicon's rankings take turns
  * (SourceLexicon.rankInSlices): none reads into them while another still ranks from them. The
  * descriptor stays open as long as the lexicon, so a generation removed from the directory
  * (index-generations.ts) stays readable until its lexicon lets go;
@@ -100,8 +102,15 @@ export class LexiconPieces {
 
 	/** Postings [start, end) of the file's term-major arrays (valid until the next read of postings). */
 	postings(start: number, end: number): PostingRange {
+		return runToEnd(this.postingsSteps(start, end));
+	}
+
+	/** postings, its read a step's. */
+	*postingsSteps(start: number, end: number): Steps<PostingRange> {
 		this.lastRead = new Map();
-		const { ids, counts } = this.readParallel(this.listBuffers, "postings", "frequencies", start, end);
+		grow(this.listBuffers, end - start);
+		const { ids, counts } = this.listBuffers;
+		if (end > start) yield new FileReads([this.readOf("postings", start, end, ids), this.readOf("frequencies", start, end, counts)]);
 		return { slots: ids, frequencies: counts, start: 0, end: end - start };
 	}
 
@@ -116,7 +125,7 @@ export class LexiconPieces {
 		return runToEnd(this.postingListsSteps(ranges));
 	}
 
-	/** postingLists, pausing after each list read (a frequent word's list at a million chunks is megabytes: a millisecond or more). */
+	/** postingLists, its lists read together (a frequent word's list at a million chunks is megabytes). */
 	*postingListsSteps(ranges: { start: number; end: number }[]): Steps<PostingRange[] | null> {
 		const total = ranges.reduce((sum, { start, end }) => sum + end - start, 0);
 		if (total > MAX_QUERY_POSTINGS) return null;
@@ -139,35 +148,38 @@ export class LexiconPieces {
 		this.lastRead = new Map();
 		const placed = new Map<number, { at: number; end: number }>();
 		const lists: PostingRange[] = [];
+		const reads: PositionalRead[] = [];
 		for (const { start, end } of ranges) {
 			const length = end - start;
 			let position = kept.get(start);
 			if (position === undefined) {
 				position = at;
 				at += length;
-				this.read("postings", start, end, ids.subarray(position, position + length));
-				this.read("frequencies", start, end, counts.subarray(position, position + length));
-				if (length > 0) yield;
+				if (length > 0) {
+					reads.push(this.readOf("postings", start, end, ids.subarray(position, position + length)));
+					reads.push(this.readOf("frequencies", start, end, counts.subarray(position, position + length)));
+				}
 			}
 			if (length > 0) placed.set(start, { at: position, end });
 			lists.push({ slots: ids, frequencies: counts, start: position, end: position + length });
 		}
+		if (reads.length > 0) yield new FileReads(reads);
 		this.lastRead = placed;
 		return lists;
 	}
 
 	/**
 	 * The file's `index`-th frequent word's base columns (as its builder made them, one byte per
-	 * base slot each) read into `into`'s arrays, which are the base's size; a pause between the two
-	 * reads (a megabyte each at a million chunks: well under a millisecond from the page cache,
-	 * where making them from the word's postings took 10-20 ms on the API's thread).
+	 * base slot each) read into `into`'s arrays, which are the base's size (a megabyte each at a
+	 * million chunks, where making them from the word's postings took 10-20 ms on the API's thread).
 	 */
 	*columnsSteps(index: number, into: DenseColumns): Steps<DenseColumns> {
 		const rows = into.frequencies.length;
 		const at = this.location.offsets.columns + index * 2 * rows;
-		readFully(this.descriptor, into.frequencies, at);
-		yield;
-		readFully(this.descriptor, new Uint8Array(into.impacts.buffer, into.impacts.byteOffset, rows), at + rows);
+		yield new FileReads([
+			{ descriptor: this.descriptor, into: into.frequencies, position: at },
+			{ descriptor: this.descriptor, into: new Uint8Array(into.impacts.buffer, into.impacts.byteOffset, rows), position: at + rows },
+		]);
 		return into;
 	}
 
@@ -201,8 +213,14 @@ export class LexiconPieces {
 	}
 
 	private read(array: ArrayLeftOnDisk, start: number, end: number, into: Int32Array | Uint8Array): void {
+		const { descriptor, into: bytes, position } = this.readOf(array, start, end, into);
+		readFully(descriptor, bytes, position);
+	}
+
+	/** The read of elements [start, end) of one of the file's arrays into the start of `into`. */
+	private readOf(array: ArrayLeftOnDisk, start: number, end: number, into: Int32Array | Uint8Array): PositionalRead {
 		const width = into.BYTES_PER_ELEMENT;
-		readFully(this.descriptor, new Uint8Array(into.buffer, into.byteOffset, (end - start) * width), this.location.offsets[array] + start * width);
+		return { descriptor: this.descriptor, into: new Uint8Array(into.buffer, into.byteOffset, (end - start) * width), position: this.location.offsets[array] + start * width };
 	}
 }
 
