@@ -11,6 +11,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import pg from "pg";
 import { BUILTIN_DIMENSIONS, embedBuiltin } from "../embed/builtin-embedder";
 import { lowerSessionPriority } from "../../db/background-sessions";
+import { refreshPlannerStatistics } from "../../db/planner-statistics";
 import { runAsBackgroundThread } from "../../shared/background-priority";
 import type { BuilderThreadData, BuildReply, BuildRequest, BuildTask } from "./index-builder-pool";
 import { invertLexicon, type LexicalChunkRow, lexicalChunkRowsSql, SourceLexicon } from "./lexical-index";
@@ -61,11 +62,13 @@ async function withConnection<T>(use: (client: pg.Client) => Promise<T>): Promis
  * The query's rows a page at a time, from a cursor in a read-only repeatable-read transaction (so
  * what `before` reads and the rows are one snapshot). The next page is asked for before the
  * current one is handed out: PostgreSQL reads it while this thread builds. `parameters` may depend
- * on what `before` read (a function called after it).
+ * on what `before` read (a function called after it). The knowledge tables' planner statistics are
+ * brought up to date first if a bulk ingestion left them stale (db/planner-statistics.ts).
  */
 async function* pagesOf<Row>(client: pg.Client, sql: string, parameters: unknown[] | (() => unknown[]), before?: (client: pg.Client) => Promise<void>): AsyncGenerator<Row[]> {
 	const fetchPage = () => client.query<Row & pg.QueryResultRow>(`fetch ${PAGE_ROWS} from chunk_rows`);
 	let next: ReturnType<typeof fetchPage> | undefined;
+	await refreshPlannerStatistics(client);
 	await client.query("begin isolation level repeatable read read only");
 	try {
 		await before?.(client);
