@@ -4,6 +4,7 @@ import { lowerSessionPriority, WORKER_APPLICATION_NAME } from "./background-sess
 import { ENTITY_SCHEMAS } from "./entities";
 import { MIGRATIONS } from "./migrations";
 import type { PooledClient } from "./raw-connection";
+import { withSessionLock } from "./session-locks";
 
 export type Orm = MikroORM;
 
@@ -62,12 +63,7 @@ async function migrateOneAtATime(orm: Orm): Promise<void> {
 	const client = orm.em.getKnex().client as PooledClient;
 	const connection = await client.acquireConnection();
 	try {
-		await connection.query("select pg_advisory_lock(hashtext($1))", [MIGRATION_LOCK]);
-		try {
-			await orm.getMigrator().up();
-		} finally {
-			await connection.query("select pg_advisory_unlock(hashtext($1))", [MIGRATION_LOCK]);
-		}
+		await withSessionLock(connection, MIGRATION_LOCK, () => orm.getMigrator().up());
 	} finally {
 		await client.releaseConnection(connection);
 	}

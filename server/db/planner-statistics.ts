@@ -1,4 +1,5 @@
 import type { RawConnection } from "./raw-connection";
+import { withSessionLock } from "./session-locks";
 
 /** The tables a source's index builds read every row of: chunks joined to their READY documents. */
 export const KNOWLEDGE_TABLES = ["knowledge_documents", "knowledge_chunks"] as const;
@@ -21,14 +22,11 @@ const CHANGED_ROWS_SHARE = 0.1;
  */
 export async function refreshPlannerStatistics(connection: RawConnection, tables: readonly string[] = KNOWLEDGE_TABLES): Promise<string[]> {
 	if ((await staleTables(connection, tables)).length === 0) return [];
-	await connection.query("select pg_advisory_lock(hashtext('platform-planner-statistics'))");
-	try {
+	return withSessionLock(connection, "platform-planner-statistics", async () => {
 		const stale = await staleTables(connection, tables);
 		if (stale.length > 0) await connection.query(`analyze ${stale.map((table) => `"${table.replaceAll('"', '""')}"`).join(", ")}`);
 		return stale;
-	} finally {
-		await connection.query("select pg_advisory_unlock(hashtext('platform-planner-statistics'))");
-	}
+	});
 }
 
 /** Those of `tables` changed past the threshold since their last analysis (reltuples is -1 until a first one). */

@@ -14,20 +14,16 @@ export type Steps<T> = Generator<void | FileReads, T, void>;
 /** Runs `steps` to the end without pausing. */
 export function runToEnd<T>(steps: Steps<T>): T {
 	let step = steps.next();
-	for (;;) {
-		if (step.done) return step.value;
-		if (!step.value) {
-			step = steps.next();
-			continue;
-		}
+	while (!step.done) {
+		let failure: { error: unknown } | null = null;
 		try {
-			readNow(step.value);
+			if (step.value) readNow(step.value);
 		} catch (error) {
-			step = steps.throw(error);
-			continue;
+			failure = { error };
 		}
-		step = steps.next();
+		step = failure ? steps.throw(failure.error) : steps.next();
 	}
+	return step.value;
 }
 
 export interface SliceOptions {

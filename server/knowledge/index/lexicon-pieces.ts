@@ -108,9 +108,7 @@ export class LexiconPieces {
 	/** postings, its read a step's. */
 	*postingsSteps(start: number, end: number): Steps<PostingRange> {
 		this.lastRead = new Map();
-		grow(this.listBuffers, end - start);
-		const { ids, counts } = this.listBuffers;
-		if (end > start) yield new FileReads([this.readOf("postings", start, end, ids), this.readOf("frequencies", start, end, counts)]);
+		const { ids, counts } = yield* this.parallelSteps(this.listBuffers, "postings", "frequencies", start, end);
 		return { slots: ids, frequencies: counts, start: 0, end: end - start };
 	}
 
@@ -185,7 +183,7 @@ export class LexiconPieces {
 
 	/** Pairs [start, end) of the file's chunk-major arrays (valid until the next read of pairs). */
 	pairs(start: number, end: number): PairRange {
-		const { ids, counts } = this.readParallel(this.pairBuffers, "pairTerms", "pairFrequencies", start, end);
+		const { ids, counts } = runToEnd(this.parallelSteps(this.pairBuffers, "pairTerms", "pairFrequencies", start, end));
 		return { terms: ids, frequencies: counts, start: 0, end: end - start };
 	}
 
@@ -204,17 +202,11 @@ export class LexiconPieces {
 		return [this.listBuffers, this.pairBuffers].reduce((sum, buffers) => sum + buffers.ids.byteLength + buffers.counts.byteLength, 0);
 	}
 
-	/** Elements [start, end) of two parallel arrays (ids and their counts) into `buffers`, grown first if too small. */
-	private readParallel(buffers: ParallelBuffers, idArray: ArrayLeftOnDisk, countArray: ArrayLeftOnDisk, start: number, end: number): ParallelBuffers {
+	/** Elements [start, end) of two parallel arrays (ids and their counts) into `buffers`, grown first if too small; the reads a step's. */
+	private *parallelSteps(buffers: ParallelBuffers, idArray: ArrayLeftOnDisk, countArray: ArrayLeftOnDisk, start: number, end: number): Steps<ParallelBuffers> {
 		grow(buffers, end - start);
-		this.read(idArray, start, end, buffers.ids);
-		this.read(countArray, start, end, buffers.counts);
+		if (end > start) yield new FileReads([this.readOf(idArray, start, end, buffers.ids), this.readOf(countArray, start, end, buffers.counts)]);
 		return buffers;
-	}
-
-	private read(array: ArrayLeftOnDisk, start: number, end: number, into: Int32Array | Uint8Array): void {
-		const { descriptor, into: bytes, position } = this.readOf(array, start, end, into);
-		readFully(descriptor, bytes, position);
 	}
 
 	/** The read of elements [start, end) of one of the file's arrays into the start of `into`. */

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type pg from "pg";
 import type { DatabaseNotifications } from "../../db/notifications";
+import { withSessionLock } from "../../db/session-locks";
 import type { IndexBuilderPool } from "./index-builder-pool";
 import type { SearchMemoryBudget } from "./search-memory-budget";
 import { KNOWLEDGE_CHUNKS_CHANNEL, readNotification } from "./vector-notifications";
@@ -90,13 +91,7 @@ function chunksChangedSince(held: DocumentVersions, rows: ReadyDocumentRow[]): n
  * is folding waits for it, then finds (FoldCondition) that there is little left to fold.
  */
 export async function withFoldLock<T>(client: pg.Client, kind: "lexicon" | "vectors", sourceId: string, write: () => Promise<T>): Promise<T> {
-	const key = [FOLD_LOCK_CLASS[kind], sourceId];
-	await client.query("select pg_advisory_lock($1, hashtext($2))", key);
-	try {
-		return await write();
-	} finally {
-		await client.query("select pg_advisory_unlock($1, hashtext($2))", key).catch(() => {});
-	}
+	return withSessionLock(client, [FOLD_LOCK_CLASS[kind], sourceId], write);
 }
 
 /** The first key of the fold locks' advisory locks ("KXL" and "KXV"), apart from any other advisory lock on the database. */
