@@ -122,6 +122,21 @@ describe("lexical ranking in slices of the event loop", () => {
 		expect(inPiecesRun.turns).toBeGreaterThan(0);
 	});
 
+	it("reads a search's chunk ids and its feedback chunks' terms off the event loop too, and ranks as at once", async () => {
+		const query = corpus.query(false);
+		const lexicon = await SourceLexicon.fromTransfer(readLexiconFile(directory, "source", { inPieces: true })!.transfer);
+		const plain = rankLexically(lexicon, query, 50, false);
+		// The query's lists are held from the ranking before: what is left to read is its hits' ids (a hundred small reads at 50 hits).
+		const again = await loopTurnsDuring(rankLexicallyInSlices(lexicon, query, 50, false, 1000));
+		expect(again.result).toEqual(plain);
+		expect(again.turns).toBeGreaterThan(0);
+		// Expanded: the first pass's chunks are read for their terms, together.
+		const expanded = rankLexically(lexicon, query, 50);
+		const expandedAgain = await loopTurnsDuring(rankLexicallyInSlices(lexicon, query, 50, DEFAULT_EXPANSION, 1000));
+		expect(expandedAgain.result).toEqual(expanded);
+		expect(expandedAgain.turns).toBeGreaterThan(0);
+	});
+
 	it("lets other callbacks run between queued rankings, however short each one is", async () => {
 		// Each well within its slice (a small lexicon, slices of a second): none pauses by itself.
 		const small = SourceLexicon.fromRows(rows.slice(0, 300));

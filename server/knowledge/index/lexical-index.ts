@@ -12,6 +12,7 @@ import { descriptorCloser, LexiconPieces, type LexiconPiecesLocation, type PairR
 import { type DenseColumns, IMPACT_STEPS, type ImpactList, type ImpactScratch, impactScratch, impactTopKSteps } from "./impact-top-k";
 import { type PostingList, type PostingRange, prunedTopKSteps, type RankingWindow, rankingWindow, type ScoredSlots } from "./pruned-top-k";
 import { buffersOf, groupedByCounting, inSlices, type PackedStrings, PackedStringTable, packStrings, stringStarts, unpackStrings } from "./thread-transfer";
+import { SlotIds } from "./slot-ids";
 
 /**
  * BM25 parameters: the usual defaults (Robertson & Zaragoza 2009; Lucene's too). On the tuning
@@ -203,9 +204,9 @@ export class SourceLexicon implements CachedSource {
 	private readonly terms = new Map<string, number>();
 	private termNames: string[] = [];
 	private documentFrequency = new Int32Array(1024);
-	/** Chunk ids, decoded only for hits; slot s's is chunkIds.at(idOfSlot[s]) (a compaction renumbers slots, not ids). */
+	/** Chunk ids, decoded only for hits; slot s's is chunkIds.at(idOfSlot.at(s)) (a compaction renumbers slots, not ids). */
 	private chunkIds = new PackedStringTable();
-	private idOfSlot = new Int32Array(1024);
+	private idOfSlot = new SlotIds();
 	private live = new Uint8Array(1024);
 	private lengths = new Float32Array(1024);
 	/** Slot s's pairs are pairTerms/pairFrequencies[pairStarts[s] .. pairStarts[s + 1]). */
@@ -509,16 +510,21 @@ export class SourceLexicon implements CachedSource {
 
 	/** rank, pausing between windows of slots (see rankInSlices). */
 	*rankSteps(queryTerms: Map<string, number>, limit: number): Steps<LexicalHit[]> {
-		if (!this.boundsHold) return yield* this.rankExhaustiveSteps(queryTerms, limit);
+		return yield* this.hitsSteps(yield* this.rankedSlotsSteps(queryTerms, limit));
+	}
+
+	/** rankSteps' chunks as slots, without their ids: what a first pass gives feedback from (their terms, read by slot). */
+	*rankedSlotsSteps(queryTerms: Map<string, number>, limit: number): Steps<ScoredSlots> {
+		if (!this.boundsHold) return yield* this.rankedExhaustiveSlotsSteps(queryTerms, limit);
 		const weighted = this.weightedTerms(queryTerms);
 		const ranges = weighted.map(({ term }) => (term + 1 < this.offsets.length ? { start: this.offsets[term], end: this.offsets[term + 1] } : { start: 0, end: 0 }));
 		const frequent = ranges.map(({ start, end }) => isFrequent(end - start, this.slotCount, this.columnRanking));
 		if (this.rankedWithColumns(weighted, ranges, frequent)) {
 			const ranked = yield* this.rankWithColumnsSteps(weighted, ranges, frequent, limit);
-			return ranked ?? (yield* this.rankExhaustiveSteps(queryTerms, limit));
+			return ranked ?? (yield* this.rankedExhaustiveSlotsSteps(queryTerms, limit));
 		}
 		const base = yield* this.baseListsSteps(ranges);
-		if (!base) return yield* this.rankExhaustiveSteps(queryTerms, limit);
+		if (!base) return yield* this.rankedExhaustiveSlotsSteps(queryTerms, limit);
 		const lists: PostingList[] = [];
 		// One object shape for every list (the ranking's code stays monomorphic).
 		const list = (slots: Int32Array, frequencies: Uint8Array, start: number, end: number, weight: number, largestBound: number): PostingList => ({ slots, frequencies, start, end, weight, largestBound });
@@ -528,7 +534,7 @@ export class SourceLexicon implements CachedSource {
 			const recent = this.tail.get(term);
 			if (recent) lists.push(list(recent.slots, recent.frequencies, 0, recent.length, weight, recent.largestBound));
 		});
-		return this.hitsOf(yield* prunedTopKSteps(lists, { lengthNorms: this.lengthNorms, slotCount: this.slotCount, window: (this.window ??= rankingWindow()) }, limit));
+		return yield* prunedTopKSteps(lists, { lengthNorms: this.lengthNorms, slotCount: this.slotCount, window: (this.window ??= rankingWindow()) }, limit);
 	}
 
 	/**
@@ -540,9 +546,10 @@ export class SourceLexicon implements CachedSource {
 		return ranges.map(({ start, end }) => ({ slots: this.postings, frequencies: this.frequencies, start, end }));
 	}
 
-	/** A pruned ranking's slots and scores as hits. */
-	private hitsOf({ slots, scores }: ScoredSlots): LexicalHit[] {
-		return slots.map((slot, index) => ({ chunkId: this.chunkIdOf(slot), slot, score: scores[index] }));
+	/** A ranking's slots and scores as hits, their chunk ids read together (in pieces: from the file, off the event loop in slices). */
+	private *hitsSteps({ slots, scores }: ScoredSlots): Steps<LexicalHit[]> {
+		const chunkIds = yield* this.chunkIds.atSteps(slots.map((slot) => this.idOfSlot.at(slot)));
+		return slots.map((slot, index) => ({ chunkId: chunkIds[index], slot, score: scores[index] }));
 	}
 
 	/**
@@ -578,7 +585,7 @@ export class SourceLexicon implements CachedSource {
 	 * time (and kept, up to the budget); null when the query's lists are too long to read at once
 	 * (the caller ranks exhaustively).
 	 */
-	private *rankWithColumnsSteps(weighted: { term: number; weight: number }[], ranges: { start: number; end: number }[], frequent: boolean[], limit: number): Steps<LexicalHit[] | null> {
+	private *rankWithColumnsSteps(weighted: { term: number; weight: number }[], ranges: { start: number; end: number }[], frequent: boolean[], limit: number): Steps<ScoredSlots | null> {
 		const held = weighted.map(({ term }, index) => (frequent[index] ? this.heldColumns(term) : null));
 		const inFile = weighted.map(({ term }, index) => (frequent[index] && !held[index] ? (this.fileColumns.get(term) ?? -1) : -1));
 		// Read: the lists of postings, and the frequent lists whose columns are neither held nor in the file (to make them).
@@ -613,7 +620,7 @@ export class SourceLexicon implements CachedSource {
 			if (recent) lists.push({ slots: recent.slots, frequencies: recent.frequencies, start: 0, end: recent.length, weight, largestBound: recent.largestBound, dense: null });
 		}
 		this.rankingsWithColumns++;
-		return this.hitsOf(yield* impactTopKSteps(lists, { lengthNorms: this.lengthNorms, slotCount: this.slotCount, scratch: (this.impactScratch ??= impactScratch()) }, limit));
+		return yield* impactTopKSteps(lists, { lengthNorms: this.lengthNorms, slotCount: this.slotCount, scratch: (this.impactScratch ??= impactScratch()) }, limit);
 	}
 
 	/** A word's base columns if held (for tests: those read from a file against those made); its place in the order of use is left as it is. */
@@ -650,6 +657,11 @@ export class SourceLexicon implements CachedSource {
 
 	/** rankExhaustive, pausing after each term's postings (see rankInSlices). */
 	*rankExhaustiveSteps(queryTerms: Map<string, number>, limit: number): Steps<LexicalHit[]> {
+		return yield* this.hitsSteps(yield* this.rankedExhaustiveSlotsSteps(queryTerms, limit));
+	}
+
+	/** rankExhaustiveSteps' chunks as slots, without their ids (see rankedSlotsSteps). */
+	*rankedExhaustiveSlotsSteps(queryTerms: Map<string, number>, limit: number): Steps<ScoredSlots> {
 		if (this.scores.length < this.slotCount) {
 			this.scores = new Float32Array(this.live.length);
 			this.touched = new Int32Array(this.live.length);
@@ -675,7 +687,7 @@ export class SourceLexicon implements CachedSource {
 				best.splice(position, 0, slot);
 				if (best.length > limit) best.pop();
 			}
-			return best.map((slot) => ({ chunkId: this.chunkIdOf(slot), slot, score: scores[slot] }));
+			return { slots: best, scores: best.map((slot) => scores[slot]) };
 		} finally {
 			for (let index = 0; index < touchedCount; index++) scores[touched[index]] = 0;
 		}
@@ -732,7 +744,7 @@ export class SourceLexicon implements CachedSource {
 	}
 
 	chunkIdOf(slot: number): string {
-		return this.chunkIds.at(this.idOfSlot[slot]);
+		return this.chunkIds.at(this.idOfSlot.at(slot));
 	}
 
 	/** A chunk's lexemes with their (field-weighted) counts. */
@@ -773,6 +785,17 @@ export class SourceLexicon implements CachedSource {
 		const { terms, frequencies, start, end } = this.pairsOf(slot);
 		// Copies: a lexicon in pieces reads them into scratch that its next read reuses.
 		return { terms: terms.slice(start, end), counts: frequencies.slice(start, end) };
+	}
+
+	/** termNumbersOf for several chunks, those whose pairs are in the file read together (off the event loop in slices). */
+	*termNumbersOfSteps(slots: readonly number[]): Steps<{ terms: Int32Array; counts: Uint8Array }[]> {
+		const held = slots.map((slot) => (this.pairStarts[slot] >= this.pairBase ? this.termNumbersOf(slot) : null));
+		const inFile = slots.filter((_, at) => !held[at]);
+		if (inFile.length === 0) return held as { terms: Int32Array; counts: Uint8Array }[];
+		if (!this.pieces) throw new Error("A lexicon's pairs are missing");
+		const read = yield* this.pieces.pairRangesSteps(inFile.map((slot) => ({ start: this.pairStarts[slot], end: this.pairStarts[slot + 1] })));
+		let next = 0;
+		return held.map((numbers) => numbers ?? { terms: read[next].terms, counts: read[next++].frequencies });
 	}
 
 	/**
@@ -901,11 +924,9 @@ export class SourceLexicon implements CachedSource {
 	 */
 	static async fromTransfer(transfer: LexiconTransfer, descriptors?: FinalizationRegistry<number>): Promise<SourceLexicon> {
 		const lexicon = new SourceLexicon();
-		// In pieces, the ids of the file's chunks are read from it, one per hit.
+		// In pieces, the chunk ids' bytes stay in the file (their bounds are here, 4 bytes a chunk): a ranking's hits are read together.
 		const pieces = transfer.pieces ? new LexiconPieces(transfer.pieces, descriptors) : null;
-		lexicon.chunkIds = new PackedStringTable(transfer.chunkIds, transfer.chunkIdStarts, pieces ? (index) => pieces.chunkId(index) : undefined);
-		lexicon.idOfSlot = new Int32Array(transfer.live.length);
-		for (let slot = 0; slot < transfer.slotCount; slot++) lexicon.idOfSlot[slot] = slot;
+		lexicon.chunkIds = new PackedStringTable(transfer.chunkIds, transfer.chunkIdStarts, pieces ? (ranges) => pieces.chunkIdsSteps(ranges) : undefined);
 		const termNames = unpackStrings(transfer.termNames);
 		lexicon.termNames = termNames;
 		await inSlices(termNames.length, (term) => lexicon.terms.set(termNames[term], term));
@@ -1006,7 +1027,7 @@ export class SourceLexicon implements CachedSource {
 	}
 
 	private endChunk(slot: number, chunkId: string, documentId: string, version: string): void {
-		this.idOfSlot[slot] = this.chunkIds.add(chunkId);
+		this.idOfSlot.set(slot, this.chunkIds.add(chunkId));
 		this.live[slot] = 1;
 		this.liveCount++;
 		this.totalLength += this.lengths[slot];
@@ -1032,12 +1053,12 @@ export class SourceLexicon implements CachedSource {
 		const next = inverted.slotCount;
 		// Slot-indexed arrays share one capacity (pairStarts one more), which ensureSlotCapacity relies on.
 		const idOfSlot = new Int32Array(Math.max(1, next));
-		for (let slot = 0; slot < this.slotCount; slot++) if (renumbered[slot] >= 0) idOfSlot[renumbered[slot]] = this.idOfSlot[slot];
+		for (let slot = 0; slot < this.slotCount; slot++) if (renumbered[slot] >= 0) idOfSlot[renumbered[slot]] = this.idOfSlot.at(slot);
 		for (const [documentId, slots] of this.slotsOfDocument) this.slotsOfDocument.set(documentId, Int32Array.from(slots, (slot) => renumbered[slot]));
 		this.pairStarts = inverted.pairStarts;
 		this.pairTerms = inverted.pairTerms;
 		this.pairFrequencies = inverted.pairFrequencies;
-		this.idOfSlot = idOfSlot;
+		this.idOfSlot = SlotIds.of(idOfSlot);
 		this.lengths = inverted.lengths;
 		this.offsets = inverted.offsets;
 		this.postings = inverted.postings;
@@ -1068,7 +1089,6 @@ export class SourceLexicon implements CachedSource {
 		if (slots <= this.live.length && slots < this.pairStarts.length) return;
 		const capacity = Math.max(slots, Math.ceil(this.live.length * 1.5));
 		this.live = grown(this.live, capacity);
-		this.idOfSlot = grown(this.idOfSlot, capacity);
 		this.lengths = grown(this.lengths, capacity);
 		this.lengthNorms = grown(this.lengthNorms, capacity);
 		this.pairStarts = grown(this.pairStarts, capacity + 1);

@@ -1,5 +1,5 @@
 import { closeSync, openSync } from "node:fs";
-import { FileReads, type PositionalRead, readFully } from "../../shared/positional-reads";
+import { FileReads, type PositionalRead } from "../../shared/positional-reads";
 import { runToEnd, type Steps } from "../../shared/time-slices";
 import type { DenseColumns } from "./impact-top-k";
 import type { PostingRange } from "./pruned-top-k";
@@ -7,15 +7,16 @@ import type { PostingRange } from "./pruned-top-k";
 /**
  * The arrays of a lexicon file (lexicon-files.ts) that a lexicon opened in pieces leaves on disk:
  * its postings (term-major) and its pairs (chunk-major), nine tenths of its bytes, and its chunk
- * ids (read for a ranking's hits only: 34 MB at a million chunks that the API's thread would
- * otherwise adopt at once, enough external memory to start a full collection of its heap).
+ * ids' bytes (read for a ranking's hits only: 30 MB at a million chunks that the API's thread
+ * would otherwise adopt at once, enough external memory to start a full collection of its heap).
+ * The ids' bounds (4 MB) are held: a hit's id is then one read, not two.
  * Everything else (the vocabulary, per-term offsets and bounds, per-chunk lengths, liveness and
  * pair starts) is read into memory, so memory grows with the chunks and the vocabulary, not
  * with the text, and opening a million-chunk source reads a tenth of its file. The frequent words'
  * columns its builder made (a sixth of its bytes at a million chunks) are read a word at a time,
  * when a ranking first takes the word by its columns.
  */
-export const ARRAYS_LEFT_ON_DISK = ["postings", "frequencies", "pairTerms", "pairFrequencies", "chunkIds", "chunkIdStarts", "columns"] as const;
+export const ARRAYS_LEFT_ON_DISK = ["postings", "frequencies", "pairTerms", "pairFrequencies", "chunkIds", "columns"] as const;
 
 export type ArrayLeftOnDisk = (typeof ARRAYS_LEFT_ON_DISK)[number];
 
@@ -66,8 +67,9 @@ interface ParallelBuffers {
  * Reads of a lexicon file's postings and pairs, positional. A ranking's reads of lists and columns
  * (megabytes at a million chunks) are steps' FileReads: made off the event loop when it runs in
  * slices, for the page cache may not hold them (a host that pages out idle file cache does so
- * within a minute) and their buffers' pages may be new. Pairs and chunk ids (a few kilobytes a
- * hit) are read at once. The read buffers are reused because a lexicon's rankings take turns
+ * within a minute) and their buffers' pages may be new. So are a search's chunk ids and its
+ * feedback chunks' pairs, all of a ranking's together (a hundred small reads a search, a seventh
+ * of the API's thread at a million chunks when each was made there on its own). The read buffers are reused because a lexicon's rankings take turns
  * (SourceLexicon.rankInSlices): none reads into them while another still ranks from them. The
  * descriptor stays open as long as the lexicon, so a generation removed from the directory
  * (index-generations.ts) stays readable until its lexicon lets go;
@@ -81,9 +83,6 @@ export class LexiconPieces {
 	private readonly pairBuffers: ParallelBuffers = { ids: new Int32Array(256), counts: new Uint8Array(256) };
 	/** Where postingLists' last call put each range in listBuffers: its start in the file -> its position there, and its end in the file. */
 	private lastRead = new Map<number, { at: number; end: number }>();
-	/** What a chunk id's bounds and bytes are read into (grown as needed). */
-	private readonly idBounds = new Uint32Array(2);
-	private idBytes = Buffer.alloc(64);
 
 	constructor(
 		readonly location: LexiconPiecesLocation,
@@ -187,14 +186,25 @@ export class LexiconPieces {
 		return { terms: ids, frequencies: counts, start: 0, end: end - start };
 	}
 
-	/** The file's chunk id `index` (packed strings: stringStarts' bounds, then the bytes between them). */
-	chunkId(index: number): string {
-		const { idBounds } = this;
-		readFully(this.descriptor, new Uint8Array(idBounds.buffer), this.location.offsets.chunkIdStarts + index * 4);
-		const length = idBounds[1] - 1 - idBounds[0];
-		if (length > this.idBytes.length) this.idBytes = Buffer.alloc(2 * length);
-		readFully(this.descriptor, this.idBytes.subarray(0, length), this.location.offsets.chunkIds + idBounds[0]);
-		return this.idBytes.toString("utf8", 0, length);
+	/**
+	 * Chunk ids at byte ranges [start, end) of the file's packed ids (their bounds are held in
+	 * memory: PackedStringTable), read together.
+	 */
+	*chunkIdsSteps(ranges: readonly { start: number; end: number }[]): Steps<string[]> {
+		if (ranges.length === 0) return [];
+		const at = new Uint32Array(ranges.length + 1);
+		ranges.forEach(({ start, end }, index) => (at[index + 1] = at[index] + end - start));
+		const bytes = Buffer.allocUnsafe(at[ranges.length]);
+		yield new FileReads(ranges.map(({ start }, index) => ({ descriptor: this.descriptor, into: bytes.subarray(at[index], at[index + 1]), position: this.location.offsets.chunkIds + start })));
+		return ranges.map((_, index) => bytes.toString("utf8", at[index], at[index + 1]));
+	}
+
+	/** Pairs of several slots' ranges of the file's chunk-major arrays, each range into arrays of its own, read together. */
+	*pairRangesSteps(ranges: readonly { start: number; end: number }[]): Steps<{ terms: Int32Array; frequencies: Uint8Array }[]> {
+		const read = ranges.map(({ start, end }) => ({ terms: new Int32Array(end - start), frequencies: new Uint8Array(end - start) }));
+		const reads = ranges.flatMap(({ start, end }, index) => [this.readOf("pairTerms", start, end, read[index].terms), this.readOf("pairFrequencies", start, end, read[index].frequencies)]);
+		if (reads.length > 0) yield new FileReads(reads);
+		return read;
 	}
 
 	/** Bytes of the buffers reads go into. */

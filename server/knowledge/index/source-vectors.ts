@@ -29,14 +29,11 @@ export class ApproximateIndex {
 		readonly keysOfDocument: Map<string, Int32Array>,
 		readonly versions: DocumentVersions,
 		private readonly graphs: GraphSearchThread,
+		dead: Uint8Array,
+		liveKeys: number,
 	) {
-		this.dead = new Uint8Array(new SharedArrayBuffer(generation.count));
-		let live = 0;
-		for (let key = 0; key < generation.count; key++) {
-			if (generation.documentOfKey[key] < 0) this.dead[key] = 1;
-			else live++;
-		}
-		this.liveKeys = live;
+		this.dead = dead;
+		this.liveKeys = liveKeys;
 	}
 
 	static async fromTransfer(generation: VectorIndexTransfer, graphs: GraphSearchThread): Promise<ApproximateIndex> {
@@ -46,7 +43,14 @@ export class ApproximateIndex {
 		await inSlices(documentIds.length, (index) => versions.set(documentIds[index], documentVersions[index]));
 		// Each document's keys as a view of one typed array.
 		const keysOfDocument = await groupedByCounting(generation.count, generation.documentOfKey, documentIds);
-		const index = new ApproximateIndex(generation, keysOfDocument, versions, graphs);
+		// A key of no document (removed before the build) is dead from the start; a million keys are flagged in slices.
+		const dead = new Uint8Array(new SharedArrayBuffer(generation.count));
+		let liveKeys = 0;
+		await inSlices(generation.count, (key) => {
+			if (generation.documentOfKey[key] < 0) dead[key] = 1;
+			else liveKeys++;
+		});
+		const index = new ApproximateIndex(generation, keysOfDocument, versions, graphs, dead, liveKeys);
 		const { directory, name, dimensions, count, segments, columns, graph } = generation;
 		index.graph = await graphs.view(index, { directory, name, dimensions, count, segments, columns, graph, dead: index.dead.buffer as SharedArrayBuffer });
 		return index;

@@ -5,6 +5,8 @@
  * that yield to the event loop.
  */
 
+import { runToEnd, type Steps } from "../../shared/time-slices";
+
 /** PostgreSQL text never contains NUL, so it separates ids, versions and lexemes unambiguously. */
 const SEPARATOR = "\u0000";
 
@@ -49,11 +51,11 @@ export class PackedStringTable {
 	private appendedBytes = 0;
 	private readonly decoder = new TextDecoder();
 
-	/** `packedAt`: the packed strings are not in `packed.bytes` (only their count is) but read by it, one by one (from a file). */
+	/** `readPacked`: the packed strings' bytes are not in `packed.bytes` (only their count and starts are) but read by it (from a file), [start, end) of them each. */
 	constructor(
 		private readonly packed: PackedStrings = { count: 0, bytes: new Uint8Array(0) },
 		private readonly starts: Uint32Array<ArrayBuffer> = stringStarts(packed),
-		private readonly packedAt?: (index: number) => string,
+		private readonly readPacked?: (ranges: readonly { start: number; end: number }[]) => Steps<string[]>,
 	) {}
 
 	get count(): number {
@@ -63,7 +65,24 @@ export class PackedStringTable {
 	at(index: number): string {
 		const { count } = this.packed;
 		if (index >= count) return this.appended[index - count];
-		return this.packedAt ? this.packedAt(index) : this.decoder.decode(this.packed.bytes.subarray(this.starts[index], this.starts[index + 1] - 1));
+		return this.readPacked ? runToEnd(this.readPacked([this.rangeOf(index)]))[0] : this.decoder.decode(this.packed.bytes.subarray(this.starts[index], this.starts[index + 1] - 1));
+	}
+
+	/** The strings at `indexes`; those in a file are read together, in a step of their own. */
+	*atSteps(indexes: readonly number[]): Steps<string[]> {
+		const { readPacked } = this;
+		if (!readPacked) return indexes.map((index) => this.at(index));
+		const { count } = this.packed;
+		const strings = indexes.map((index) => (index >= count ? this.appended[index - count] : ""));
+		const inFile = indexes.flatMap((index, at) => (index < count ? [at] : []));
+		const read = yield* readPacked(inFile.map((at) => this.rangeOf(indexes[at])));
+		inFile.forEach((at, position) => (strings[at] = read[position]));
+		return strings;
+	}
+
+	/** Packed string `index`'s bytes (its separator left out). */
+	private rangeOf(index: number): { start: number; end: number } {
+		return { start: this.starts[index], end: this.starts[index + 1] - 1 };
 	}
 
 	/** Adds a string; returns its index. */

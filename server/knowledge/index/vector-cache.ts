@@ -9,6 +9,7 @@ import { type CachedSource, DOCUMENT_VERSION_SQL, type DocumentVersions, type Lo
 import { ApproximateIndex, SourceVectors } from "./source-vectors";
 import { sourceIndexDirectory } from "./vector-index-files";
 import { buffersOf, inSlices, type PackedStrings, PackedStringTable, packStrings, stringStarts, unpackStrings } from "./thread-transfer";
+import { SlotIds } from "./slot-ids";
 import { decodeVector, usedDimensions } from "./vector-encoding";
 
 /** One chunk's vector as read from PostgreSQL, with its document's version. */
@@ -38,9 +39,9 @@ export class SourceMatrix implements CachedSource {
 	private capacity = 0;
 	private slotCount = 0;
 	private matrix = new Float32Array(0);
-	/** Chunk ids, decoded only for hits; slot s's is chunkIds.at(idOfSlot[s]) (slots are reused, ids only added). */
+	/** Chunk ids, decoded only for hits; slot s's is chunkIds.at(idOfSlot.at(s)) (slots are reused, ids only added). */
 	private chunkIds = new PackedStringTable();
-	private idOfSlot = new Int32Array(0);
+	private idOfSlot = new SlotIds();
 	private live = new Uint8Array(0);
 	private free: number[] = [];
 	/** Per-query scratch, reused (scoring is synchronous): no 100k-entry allocation per query for the GC. */
@@ -194,7 +195,7 @@ export class SourceMatrix implements CachedSource {
 	}
 
 	private chunkIdOf(slot: number): string {
-		return this.chunkIds.at(this.idOfSlot[slot]);
+		return this.chunkIds.at(this.idOfSlot.at(slot));
 	}
 
 	/**
@@ -232,8 +233,6 @@ export class SourceMatrix implements CachedSource {
 	static async fromTransfer(transfer: MatrixTransfer): Promise<SourceMatrix> {
 		const matrix = new SourceMatrix();
 		matrix.chunkIds = new PackedStringTable(transfer.chunkIds, transfer.chunkIdStarts);
-		matrix.idOfSlot = new Int32Array(transfer.capacity);
-		for (let slot = 0; slot < transfer.slotCount; slot++) matrix.idOfSlot[slot] = slot;
 		const documentIds = unpackStrings(transfer.documentIds);
 		const documentVersions = unpackStrings(transfer.documentVersions);
 		await inSlices(documentIds.length, (index) => matrix.versions.set(documentIds[index], documentVersions[index]));
@@ -277,7 +276,7 @@ export class SourceMatrix implements CachedSource {
 	}
 
 	private place(slot: number, chunkId: string, documentId: string, version: string): void {
-		this.idOfSlot[slot] = this.chunkIds.add(chunkId);
+		this.idOfSlot.set(slot, this.chunkIds.add(chunkId));
 		this.live[slot] = 1;
 		this.liveCount++;
 		const slots = this.slotsOfDocument.get(documentId);
@@ -293,9 +292,6 @@ export class SourceMatrix implements CachedSource {
 		}
 		const live = new Uint8Array(capacity);
 		live.set(this.live.subarray(0, this.slotCount));
-		const idOfSlot = new Int32Array(capacity);
-		idOfSlot.set(this.idOfSlot.subarray(0, this.slotCount));
-		this.idOfSlot = idOfSlot;
 		this.matrix = matrix;
 		this.live = live;
 		this.scores = new Float32Array(capacity);

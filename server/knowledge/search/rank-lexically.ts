@@ -42,11 +42,13 @@ function* rankLexicallySteps(
 ): Steps<LexicalHit[]> {
 	const rank = (terms: Map<string, number>, count: number) => (ranking === "pruned" ? lexicon.rankSteps(terms, count) : lexicon.rankExhaustiveSteps(terms, count));
 	if (!expansion) return yield* rank(queryTerms, limit);
-	const first = yield* rank(queryTerms, expansion.feedbackChunks);
-	if (first.length === 0) return first;
+	// The first pass's chunks are wanted for their terms, read by slot: their ids are never read.
+	const first = ranking === "pruned" ? yield* lexicon.rankedSlotsSteps(queryTerms, expansion.feedbackChunks) : yield* lexicon.rankedExhaustiveSlotsSteps(queryTerms, expansion.feedbackChunks);
+	if (first.slots.length === 0) return [];
 	// In term numbers: a thousand and more feedback terms at a large source, hashed as numbers rather than lexemes.
 	const { query, lexemeOf, documentFrequencyOf } = lexicon.numberTerms(queryTerms);
-	const feedback = first.map((hit) => ({ ...lexicon.termNumbersOf(hit.slot), length: lexicon.lengthOf(hit.slot), score: hit.score }));
+	const terms = yield* lexicon.termNumbersOfSteps(first.slots);
+	const feedback = first.slots.map((slot, index) => ({ ...terms[index], length: lexicon.lengthOf(slot), score: first.scores[index] }));
 	const expanded = expandQuery(query, feedback, expansion, documentFrequencyOf, (left, right) => (lexemeOf(left) < lexemeOf(right) ? -1 : 1));
 	return yield* rank(new Map([...expanded].map(([term, weight]) => [lexemeOf(term), weight])), limit);
 }
