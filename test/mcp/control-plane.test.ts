@@ -176,7 +176,7 @@ describe("MCP control plane tools", () => {
 		const text = "# Returns\n\nItems can be returned within 30 days with a receipt.\n";
 		const document = await member.call<{ id: string; status: string }>("add_knowledge_text", { workspaceId, sourceId: source.id, filename: "returns.md", text });
 		expect(document.status).toBe("PENDING");
-		expect((await waitForDocument(first, workspace.apiKey, source.id, document.id)).status).toBe("READY");
+		expect(await waitForDocument(first, workspace.apiKey, source.id, document.id)).toMatchObject({ status: "READY" });
 		expect((await member.call<{ documents: { id: string; status: string }[] }>("list_knowledge_documents", { workspaceId, sourceId: source.id })).documents).toEqual([
 			expect.objectContaining({ id: document.id, status: "READY" }),
 		]);
@@ -190,6 +190,18 @@ describe("MCP control plane tools", () => {
 		expect((await member.call<{ documents: unknown[] }>("list_knowledge_documents", { workspaceId, sourceId: source.id })).documents).toHaveLength(0);
 		expect(await member.call("delete_knowledge_source", { workspaceId, sourceId: source.id })).toEqual({ id: source.id, deleted: true });
 		expect(await member.fail("list_knowledge_documents", { workspaceId, sourceId: source.id })).toMatch(/^NOT_FOUND/);
+	}, 60_000);
+
+	it("knowledge: text past the direct upload's size in UTF-8 is refused naming the field the caller sent, and stores nothing", async () => {
+		const member = await connect(users.member, { scopes: ["mcp:read", "mcp:write"] });
+		const { workspaceId } = workspace;
+		const source = await member.call<{ id: string }>("create_knowledge_source", { workspaceId, name: "Glossary" });
+		// Two million characters (under the tool's five million) of three bytes each in UTF-8: 6,000,000 bytes.
+		const failure = await member.fail("add_knowledge_text", { workspaceId, sourceId: source.id, filename: "glossary.md", text: "語".repeat(2_000_000) });
+		expect(failure).toMatch(/^VALIDATION_ERROR: .*text: Is 6000000 bytes in UTF-8; direct uploads take at most 5242880/);
+		expect(failure).not.toContain("contentBase64");
+		expect((await member.call<{ documents: unknown[] }>("list_knowledge_documents", { workspaceId, sourceId: source.id })).documents).toHaveLength(0);
+		expect(await member.call("delete_knowledge_source", { workspaceId, sourceId: source.id })).toEqual({ id: source.id, deleted: true });
 	}, 60_000);
 
 	it("administration: members, API keys (secret once, revocation immediate) and provider credentials (last four only, key never audited)", async () => {

@@ -128,7 +128,7 @@ export const KNOWLEDGE_TOOLS: McpTool[] = [
 				workspaceId: input.workspaceId,
 				sourceId: input.sourceId,
 				filename: input.filename,
-				contentBase64: Buffer.from(input.text, "utf8").toString("base64"),
+				text: input.text,
 				contentType: /\.(md|markdown)$/i.test(input.filename) ? "text/markdown" : "text/plain",
 			}),
 	}),
