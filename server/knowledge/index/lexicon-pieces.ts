@@ -68,12 +68,12 @@ interface ParallelBuffers {
  * (megabytes at a million chunks) are steps' FileReads: made off the event loop when it runs in
  * slices, for the page cache may not hold them (a host that pages out idle file cache does so
  * within a minute) and their buffers' pages may be new. So are a search's chunk ids and its
- * feedback chunks' pairs, all of a ranking's together (a hundred small reads a search, a seventh
- * of the API's thread at a million chunks when each was made there on its own). The read buffers are reused because a lexicon's rankings take turns
- * (SourceLexicon.rankInSlices): none reads into them while another still ranks from them. The
- * descriptor stays open as long as the lexicon, so a generation removed from the directory
- * (index-generations.ts) stays readable until its lexicon lets go;
- * it is never closed explicitly (a search may still hold the lexicon after it was replaced or
+ * feedback chunks' pairs, all of a ranking's together: about 70 small reads a search at 50
+ * candidates, where 120 were made one by one on the API's thread. The read buffers are reused
+ * because a lexicon's rankings take turns (SourceLexicon.rankInSlices): none reads into them while
+ * another still ranks from them. The descriptor stays open as long as the lexicon, so a generation
+ * removed from the directory (index-generations.ts) stays readable until its lexicon lets go; it
+ * is never closed explicitly (a search may still hold the lexicon after it was replaced or
  * evicted) but by `closer` once the pieces are unreachable.
  */
 export class LexiconPieces {
