@@ -16,6 +16,10 @@ export interface ColumnKernel {
 	accumulateOne: (scores: number, a: number, rows: number, wa: number, add: number) => void;
 	/** Writes the rows of [0, rows) (a multiple of 16) whose float32 score at `scores` is above `floor` to `out` (int32), in order; returns how many. */
 	above: (scores: number, rows: number, floor: number, out: number) => number;
+	/** accumulate in integers: int32 scores, int16 weights, each row's products summed exactly (the vector scan's). */
+	accumulateIntegers: (scores: number, a: number, b: number, c: number, d: number, rows: number, wa: number, wb: number, wc: number, wd: number, add: number) => void;
+	/** above for accumulateIntegers' int32 scores. */
+	aboveIntegers: (scores: number, rows: number, floor: number, out: number) => number;
 }
 
 /** An instance of the kernel with at least `bytes` of memory (never grown). */
@@ -27,5 +31,7 @@ export function columnKernel(bytes: number): ColumnKernel {
 		accumulate: kernel.exports.acc4 as ColumnKernel["accumulate"],
 		accumulateOne: kernel.exports.acc1 as ColumnKernel["accumulateOne"],
 		above: kernel.exports.above as ColumnKernel["above"],
+		accumulateIntegers: kernel.exports.acc4i as ColumnKernel["accumulateIntegers"],
+		aboveIntegers: kernel.exports.abovei as ColumnKernel["aboveIntegers"],
 	};
 }
