@@ -119,8 +119,9 @@
     (local.get $count))
   ;; acc4 in integers, for the vector scan: scores int32 at byte $s, weights int16 (in i32 params),
   ;; each row's four products summed exactly. Rows' values of two columns are interleaved
-  ;; (a0 b0 a1 b1 ...) so that one i32x4.dot_i16x8_s adds two columns' products for four rows: about
-  ;; 1.7 times acc4's speed, which converts every value to float32 and multiplies it alone.
+  ;; (a0 b0 a1 b1 ...) so that one i32x4.dot_i16x8_s adds two columns' products for four rows: more
+  ;; than twice acc4's speed (bench:column-kernel), which converts every value to float32 and
+  ;; multiplies it alone.
   (func (export "acc4i") (param $s i32) (param $a i32) (param $b i32) (param $c i32) (param $d i32) (param $n i32)
         (param $wa i32) (param $wb i32) (param $wc i32) (param $wd i32) (param $add i32)
     (local $i i32) (local $wab v128) (local $wcd v128)
