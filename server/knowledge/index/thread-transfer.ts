@@ -65,7 +65,8 @@ export class PackedStringTable {
 	at(index: number): string {
 		const { count } = this.packed;
 		if (index >= count) return this.appended[index - count];
-		return this.readPacked ? runToEnd(this.readPacked([this.rangeOf(index)]))[0] : this.decoder.decode(this.packed.bytes.subarray(this.starts[index], this.starts[index + 1] - 1));
+		const range = this.rangeOf(index);
+		return this.readPacked ? runToEnd(this.readPacked([range]))[0] : this.decoder.decode(this.packed.bytes.subarray(range.start, range.end));
 	}
 
 	/** The strings at `indexes`; those in a file are read together, in a step of their own. */
