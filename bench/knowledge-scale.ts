@@ -363,7 +363,7 @@ await buildBundles({ main, worker, parser, "index-builder": indexBuilder, "body-
 // Recorded before the run, so the load average is the one the run started under.
 const machine = await calibrateMachine(database.url);
 log(describeCalibration(machine));
-const run = describeRun({ stages: STAGES, queries: QUERIES, documentBytes: DOCUMENT_BYTES, vocabulary: VOCABULARY, uploadsInFlight: UPLOADS_IN_FLIGHT, searchMemoryMb: process.env.KNOWLEDGE_SEARCH_MEMORY_MB ?? "default", knowledgeWorker: INLINE_WORKER ? "inline" : "process", sessions: OWN_SESSIONS ? "own" : "shared", glibcTunables: process.env.GLIBC_TUNABLES ?? startTunables ?? null, serverNodeFlags: startNodeFlags.join(" ") });
+const run = describeRun({ stages: STAGES, queries: QUERIES, documentBytes: DOCUMENT_BYTES, vocabulary: VOCABULARY, uploadsInFlight: UPLOADS_IN_FLIGHT, searchMemoryMb: process.env.KNOWLEDGE_SEARCH_MEMORY_MB ?? "default", vectorColumnCacheMb: process.env.KNOWLEDGE_VECTOR_COLUMN_CACHE_MB ?? "default", knowledgeWorker: INLINE_WORKER ? "inline" : "process", sessions: OWN_SESSIONS ? "own" : "shared", glibcTunables: process.env.GLIBC_TUNABLES ?? startTunables ?? null, serverNodeFlags: startNodeFlags.join(" ") });
 let server: RunningServer | undefined;
 const health = watchHealth();
 const timeline: string[] = [];
