@@ -35,21 +35,22 @@ const weights = Array.from({ length: Math.ceil(COLUMNS / 4) * 4 }, (_, index) =>
 const unit = Math.max(...weights.map(Math.abs)) / 32_767;
 const integerWeights = weights.map((weight) => Math.round(weight / unit));
 const columnAt = (column: number) => COLUMNS_AT + Math.min(column, COLUMNS - 1) * ROWS;
-const floatScores = new Float32Array(kernel.buffer, SCORES_AT, ROWS);
-for (let first = 0; first < weights.length; first += 4) {
-	kernel.accumulate(SCORES_AT, columnAt(first), columnAt(first + 1), columnAt(first + 2), columnAt(first + 3), ROWS, weights[first], weights[first + 1], weights[first + 2], weights[first + 3], first === 0 ? 0 : 1);
-}
+/** A block's float32 scores from every column, four a pass. */
+const accumulateFloat32 = () => {
+	for (let first = 0; first < weights.length; first += 4) {
+		kernel.accumulate(SCORES_AT, columnAt(first), columnAt(first + 1), columnAt(first + 2), columnAt(first + 3), ROWS, weights[first], weights[first + 1], weights[first + 2], weights[first + 3], first === 0 ? 0 : 1);
+	}
+};
+accumulateFloat32();
 // The floor a scan holds once its best 256 are found: about the block's 64th best score (a few rows above it a block).
-const FLOOR = [...floatScores].sort((a, b) => b - a)[64];
+const FLOOR = [...new Float32Array(kernel.buffer, SCORES_AT, ROWS)].sort((a, b) => b - a)[64];
 
 /** One scan's kernel work both ways; returns the rows found above the floor (so neither is optimised away). */
 const scans = {
 	float32: () => {
 		let found = 0;
 		for (let block = 0; block < BLOCKS; block++) {
-			for (let first = 0; first < weights.length; first += 4) {
-				kernel.accumulate(SCORES_AT, columnAt(first), columnAt(first + 1), columnAt(first + 2), columnAt(first + 3), ROWS, weights[first], weights[first + 1], weights[first + 2], weights[first + 3], first === 0 ? 0 : 1);
-			}
+			accumulateFloat32();
 			found += kernel.above(SCORES_AT, ROWS, FLOOR, ROWS_AT);
 		}
 		return found;
